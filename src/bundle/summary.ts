@@ -1,0 +1,127 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Outcome } from '../records.js';
+import { writeFileAtomic } from './atomic.js';
+import { latestByKey, readIndex } from './reader.js';
+import type { IndexRow } from './row.js';
+import { summaryFile } from './writer.js';
+
+export interface OutcomeCounts {
+  total: number;
+  passed: number;
+  failed: number;
+  error: number;
+  canceled: number;
+  pass_rate: number;
+}
+
+export interface TargetSummary extends OutcomeCounts {
+  target: string;
+  mean_score: number | null;
+  duration_ms: { mean: number; p50: number; p95: number };
+  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+}
+
+/** summary.json: always rebuilt from the latest row per key, so it is right after any mix of runs and reruns. */
+export interface Summary {
+  schema: string;
+  run_id: string;
+  updated_at: string;
+  counts: OutcomeCounts;
+  targets: TargetSummary[];
+  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  duration_ms: { mean: number; p50: number; p95: number };
+  /** Groups (commands) whose rows the bundle holds, in order of first appearance. */
+  groups: string[];
+  /** True when the latest rows come from more than one group or their fingerprints drifted. */
+  mixed: boolean;
+  /** Rows of index.jsonl that could not be read (a torn last line after a crash). */
+  skipped_lines: number;
+}
+
+const emptyCounts = (): OutcomeCounts => ({ total: 0, passed: 0, failed: 0, error: 0, canceled: 0, pass_rate: 0 });
+
+const count = (counts: OutcomeCounts, outcome: Outcome): void => {
+  counts.total++;
+  counts[outcome]++;
+};
+
+const finishRate = (counts: OutcomeCounts): void => {
+  counts.pass_rate = counts.total === 0 ? 0 : counts.passed / counts.total;
+};
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number);
+
+const durations = (values: number[]) => {
+  values.sort((a, b) => a - b);
+  const mean = values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+  return { mean: Math.round(mean), p50: percentile(values, 0.5), p95: percentile(values, 0.95) };
+};
+
+const sumUsage = (rows: readonly IndexRow[]) => ({
+  input_tokens: rows.reduce((a, r) => a + r.usage.input_tokens, 0),
+  output_tokens: rows.reduce((a, r) => a + r.usage.output_tokens, 0),
+  cost_usd: rows.reduce((a, r) => a + r.usage.cost_usd, 0),
+});
+
+export const buildSummary = (runId: string, rows: readonly IndexRow[], skippedLines = 0): Summary => {
+  const latest = [...latestByKey(rows).values()];
+  const counts = emptyCounts();
+  const byTarget = new Map<string, IndexRow[]>();
+  for (const row of latest) {
+    count(counts, row.outcome);
+    const list = byTarget.get(row.identity.target) ?? [];
+    list.push(row);
+    byTarget.set(row.identity.target, list);
+  }
+  finishRate(counts);
+  const targets = [...byTarget.entries()].map(([target, list]): TargetSummary => {
+    const tc = emptyCounts();
+    for (const row of list) count(tc, row.outcome);
+    finishRate(tc);
+    const scored = list.filter((r) => r.score !== null);
+    return {
+      target,
+      ...tc,
+      mean_score: scored.length ? scored.reduce((a, r) => a + (r.score as number), 0) / scored.length : null,
+      duration_ms: durations(list.map((r) => r.duration_ms)),
+      usage: sumUsage(list),
+    };
+  });
+  const groups = [...new Set(rows.map((r) => r.group_id))];
+  const latestGroups = new Set(latest.map((r) => r.group_id));
+  const fingerprints = new Map<string, string>();
+  let drifted = false;
+  for (const row of rows) {
+    const seen = fingerprints.get(row.key);
+    if (seen !== undefined && seen !== row.fingerprint) drifted = true;
+    fingerprints.set(row.key, row.fingerprint);
+  }
+  return {
+    schema: 'proctor.summary/1',
+    run_id: runId,
+    updated_at: new Date().toISOString(),
+    counts,
+    targets,
+    usage: sumUsage(latest),
+    duration_ms: durations(latest.map((r) => r.duration_ms)),
+    groups,
+    mixed: latestGroups.size > 1 || drifted,
+    skipped_lines: skippedLines,
+  };
+};
+
+/** Rebuilds summary.json from the bundle's index and writes it atomically. */
+export const writeSummary = (dir: string, runId: string): Summary => {
+  const { rows, skipped } = readIndex(dir);
+  const summary = buildSummary(runId, rows, skipped.length);
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+};
+
+export const readSummary = (dir: string): Summary | undefined => {
+  const file = join(dir, summaryFile);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Summary) : undefined;
+};

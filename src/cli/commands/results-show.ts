@@ -1,0 +1,33 @@
+import { basename } from 'node:path';
+import { latestByKey, readIndex } from '../../bundle/reader.js';
+import { buildSummary } from '../../bundle/summary.js';
+import { loadProjectConfig } from '../../plan/config.js';
+import { selectBundle } from '../../plan/select-bundle.js';
+import { exitCodes } from '../exit-codes.js';
+import { summaryTable, table } from '../summary-table.js';
+
+/** `proctor results show RUN`: the summary rebuilt from the index, then each case's latest row. */
+export const resultsShow = (selector: string, opts: { json?: boolean; failures?: boolean }): number => {
+  const cwd = process.cwd();
+  const dir = selectBundle(selector, loadProjectConfig(cwd, process.env), cwd);
+  const { rows, skipped } = readIndex(dir);
+  const summary = buildSummary(basename(dir), rows, skipped.length);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return exitCodes.ok;
+  }
+  for (const s of skipped) process.stderr.write(`warning: index.jsonl line ${s.line} is not a complete row; ignored\n`);
+  const latest = [...latestByKey(rows).values()].filter(
+    (r) => !opts.failures || r.outcome === 'failed' || r.outcome === 'error',
+  );
+  const caseRows = latest.map((r) => [
+    `${r.identity.test} · ${r.identity.prompt} · ${r.identity.target}${r.identity.sample ? ` #${r.identity.sample}` : ''}`,
+    r.outcome,
+    r.score === null ? '-' : r.score.toFixed(3),
+    r.error ? `${r.error.kind}: ${r.error.message.slice(0, 80)}` : '',
+    r.artifacts,
+  ]);
+  process.stdout.write(`${table(['case', 'outcome', 'score', 'error', 'artifacts'], caseRows)}\n\n`);
+  process.stdout.write(`${summaryTable(summary)}\n${summary.mixed ? '\n(mixed bundle: rows from several runs)\n' : ''}`);
+  return exitCodes.ok;
+};

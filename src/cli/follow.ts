@@ -1,0 +1,74 @@
+import type { Outcome } from '../records.js';
+import type { Store } from '../store/store.js';
+
+export interface Counts {
+  total: number;
+  done: number;
+  running: number;
+  passed: number;
+  failed: number;
+  error: number;
+  canceled: number;
+}
+
+export interface Progress extends Counts {
+  byTarget: Map<string, Counts>;
+  elapsedMs: number;
+}
+
+const emptyCounts = (total = 0): Counts => ({
+  total,
+  done: 0,
+  running: 0,
+  passed: 0,
+  failed: 0,
+  error: 0,
+  canceled: 0,
+});
+
+const outcomeOf = (status: string, outcome: Outcome | null): Outcome =>
+  outcome ?? (status === 'CANCELED' ? 'canceled' : status === 'COMPLETED' ? 'passed' : 'error');
+
+/** One reading of a group's progress from the run index: the same for every runner. */
+export const readProgress = async (store: Store, groupId: string, total: number, startedAt: number): Promise<Progress> => {
+  const progress: Progress = { ...emptyCounts(total), byTarget: new Map(), elapsedMs: Date.now() - startedAt };
+  for (const row of await store.groupProgress(groupId)) {
+    const label = row.target ?? '-';
+    let target = progress.byTarget.get(label);
+    if (!target) {
+      target = emptyCounts();
+      progress.byTarget.set(label, target);
+    }
+    target.total += row.count;
+    for (const c of [progress, target]) {
+      if (row.status === 'RUNNING') c.running += row.count;
+      else if (row.status !== 'QUEUED') {
+        c.done += row.count;
+        c[outcomeOf(row.status, row.outcome)] += row.count;
+      }
+    }
+  }
+  return progress;
+};
+
+export interface FollowOptions {
+  intervalMs: number;
+  onProgress: (progress: Progress) => void;
+  /** Resolves when the runner has stopped (after a signal): following ends at the next reading. */
+  stopped: Promise<void>;
+}
+
+/** Polls the store until every run of the group is terminal, or the runner stopped. */
+export const follow = async (store: Store, groupId: string, total: number, options: FollowOptions): Promise<Progress> => {
+  const startedAt = Date.now();
+  let stopped = false;
+  void options.stopped.then(() => {
+    stopped = true;
+  });
+  for (;;) {
+    const progress = await readProgress(store, groupId, total, startedAt);
+    options.onProgress(progress);
+    if (progress.done >= total || stopped) return progress;
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
+  }
+};

@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { InputError } from '../errors.js';
+import { exitCodes } from './exit-codes.js';
+
+const version = (): string =>
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+
+const nonNegativeInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+};
+
+const positiveNumber = (value: string): number => {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError('expected a positive number');
+  return n;
+};
+
+/** Builds the command tree. Each action imports its module on use, so `proctor --version` loads almost nothing. */
+const program = (setCode: (code: number) => void): Command => {
+  const root = new Command('proctor')
+    .description('Evaluate AI agents and LLM applications, durably')
+    .version(version(), '-V, --version')
+    .exitOverride()
+    .showHelpAfterError();
+
+  const evalCmd = root.command('eval').description('run and check eval files');
+  evalCmd
+    .command('run')
+    .description('run evals: every test × prompt × target × sample, graded, into a results bundle')
+    .argument('[paths...]', 'eval files or directories (default: the current directory)')
+    .option('-j, --max-concurrency <n>', 'most cases in flight at once', positiveInt)
+    .option('--retries <n>', 'retries of an infrastructure error (timeout, 429, 5xx, network)', nonNegativeInt)
+    .option('--repeat <n>', 'samples per case', positiveInt)
+    .option('--timeout <seconds>', 'seconds before a case times out', positiveNumber)
+    .option('-o, --output <dir>', 'results bundle directory (default .proctor/results/<run_id>)')
+    .option('-q, --quiet', 'print only the final summary')
+    .action(async (paths: string[], opts) => {
+      const { evalRun } = await import('./commands/eval-run.js');
+      setCode(await evalRun(paths, opts));
+    });
+  evalCmd
+    .command('validate')
+    .description('check eval files without running anything')
+    .argument('[paths...]', 'eval files or directories')
+    .action(async (paths: string[]) => {
+      const { evalValidate } = await import('./commands/eval-validate.js');
+      setCode(evalValidate(paths));
+    });
+
+  const results = root.command('results').description('read results bundles');
+  results
+    .command('list')
+    .description('list the bundles under .proctor/results')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { resultsList } = await import('./commands/results-list.js');
+      setCode(resultsList(opts));
+    });
+  results
+    .command('show')
+    .description('show a bundle: its summary and each case (latest row per key)')
+    .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')
+    .option('--json', 'print the summary as JSON')
+    .option('--failures', 'list only failed and errored cases')
+    .action(async (run: string, opts: { json?: boolean; failures?: boolean }) => {
+      const { resultsShow } = await import('./commands/results-show.js');
+      setCode(resultsShow(run, opts));
+    });
+
+  const runs = root.command('runs').description('inspect the run index');
+  runs
+    .command('list')
+    .description('list runs, newest first')
+    .option('--status <status>', 'only runs with this status (QUEUED, RUNNING, COMPLETED, FAILED, CANCELED)')
+    .option('--group <id>', 'only the runs of one eval run')
+    .option('--limit <n>', 'at most this many', positiveInt)
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const { runsList } = await import('./commands/runs-list.js');
+      setCode(await runsList(opts));
+    });
+  runs
+    .command('show')
+    .description('show one run: status, owner, timings, steps and journal')
+    .argument('<run_id>')
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { json?: boolean }) => {
+      const { runsShow } = await import('./commands/runs-show.js');
+      setCode(await runsShow(runId, opts));
+    });
+  return root;
+};
+
+/** Runs the CLI and resolves to its exit code (DESIGN.md: 0 passed, 1 failed, 2 bad input, 130/143 signals). */
+export const main = async (argv: readonly string[]): Promise<number> => {
+  let code: number = exitCodes.ok;
+  try {
+    await program((c) => {
+      code = c;
+    }).parseAsync([...argv]);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return error.exitCode === 0 ? exitCodes.ok : exitCodes.badInput;
+    }
+    if (error instanceof InputError) {
+      process.stderr.write(`error: ${error.format()}\n`);
+      return exitCodes.badInput;
+    }
+    process.stderr.write(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return exitCodes.failed;
+  }
+};

@@ -1,0 +1,44 @@
+import { toErrorRecord } from '../errors.js';
+import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
+import { recordCase, taskOutcome } from './record-case.js';
+import { runTask } from './run-task.js';
+import type { Services } from './services.js';
+import type { CaseSpec, RunRequest } from './task.js';
+
+export interface ExecuteEnv {
+  store: Store;
+  services: Services;
+  owner: RunOwner;
+  signal: AbortSignal;
+}
+
+/**
+ * Executes one QUEUED run to a terminal status: claims it for this owner, walks its task, records an eval
+ * case's row in its bundle, then marks the run terminal. Every runner executes runs through here.
+ * Returns undefined when the run was no longer QUEUED (canceled, or claimed by another worker).
+ */
+export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<TerminalStatus | undefined> => {
+  const startedAt = Date.now();
+  if (!(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
+  try {
+    const result = await runTask(req, {
+      store: env.store,
+      services: env.services,
+      signal: env.signal,
+      context: structuredClone(req.context),
+      journalLength: 0,
+    });
+    const finish = req.case
+      ? recordCase(req as RunRequest & { case: CaseSpec }, result, env.services, startedAt)
+      : {
+          status: result.status,
+          outcome: taskOutcome(result),
+          ...(result.error ? { error: result.error } : {}),
+        };
+    await env.store.finishRun(req.runId, finish, Date.now());
+    return finish.status;
+  } catch (error) {
+    await env.store.finishRun(req.runId, { status: 'FAILED', outcome: 'error', error: toErrorRecord(error) }, Date.now());
+    return 'FAILED';
+  }
+};

@@ -1,0 +1,79 @@
+import type { CaseResult } from '../bundle/row.js';
+import { artifactDir } from '../bundle/writer.js';
+import type { ErrorRecord } from '../errors.js';
+import { addUsage, type Outcome, type Usage, zeroUsage } from '../records.js';
+import type { RunFinish } from '../store/store.js';
+import type { TaskRunResult } from './run-task.js';
+import type { Services } from './services.js';
+import type { CaseSpec, RunRequest } from './task.js';
+
+interface Verification {
+  score: number;
+  pass: boolean;
+}
+
+interface OutputSummary {
+  text: string;
+  usage?: Usage;
+}
+
+/** A task run's outcome: passed when it completed and every verifier passed. */
+export const taskOutcome = (result: TaskRunResult): Outcome => {
+  if (result.status === 'CANCELED') return 'canceled';
+  if (result.status === 'FAILED') return 'error';
+  const verifications = Object.values((result.context.verifications ?? {}) as unknown as Record<string, Verification>);
+  return verifications.every((v) => v.pass) ? 'passed' : 'failed';
+};
+
+const caseOutcome = (c: CaseSpec, result: TaskRunResult): { outcome: Outcome; score: number | null } => {
+  if (result.status === 'CANCELED') return { outcome: 'canceled', score: null };
+  if (result.status === 'FAILED') return { outcome: 'error', score: null };
+  const verification = (result.context.verifications as unknown as Record<string, Verification> | undefined)?.[
+    c.verifierId
+  ];
+  if (!verification) return { outcome: 'error', score: null };
+  return { outcome: verification.pass ? 'passed' : 'failed', score: verification.score };
+};
+
+/**
+ * Records an eval case in its bundle: artifacts first, then the index row. After this returns the result
+ * survives any crash, so the run may be marked terminal.
+ */
+export const recordCase = (
+  req: RunRequest & { case: CaseSpec },
+  result: TaskRunResult,
+  services: Services,
+  startedAt: number,
+): RunFinish => {
+  const c = req.case;
+  const { outcome, score } = caseOutcome(c, result);
+  const outputs = Object.values((result.context.outputs ?? {}) as unknown as Record<string, OutputSummary>);
+  const usage = outputs.reduce((sum, o) => (o.usage ? addUsage(sum, o.usage) : sum), zeroUsage());
+  const finishedAt = Date.now();
+  const error: ErrorRecord | null =
+    result.error ?? (outcome === 'error' ? { kind: 'internal', message: 'no verification result', retryable: false } : null);
+  const artifacts = artifactDir(c.key, c.attempt);
+  const bundle = services.bundle(c.bundleDir);
+  bundle.writeArtifacts(artifacts, {
+    'output.txt': outputs.map((o) => o.text).join('\n'),
+    'result.json': JSON.stringify({ identity: c.identity, outcome, score, error, steps: result.steps }, null, 2),
+  });
+  const row: CaseResult = {
+    identity: c.identity,
+    key: c.key,
+    fingerprint: c.fingerprint,
+    outcome,
+    score,
+    error,
+    attempts: Math.max(1, ...result.steps.map((s) => s.attempts)),
+    durationMs: finishedAt - startedAt,
+    usage,
+    runId: req.runId,
+    groupId: req.groupId,
+    startedAt,
+    finishedAt,
+    artifacts,
+  };
+  bundle.appendRow(row);
+  return { status: result.status, outcome, ...(score === null ? {} : { score }), ...(error ? { error } : {}) };
+};

@@ -1,0 +1,51 @@
+import { CanceledError, ProctorError } from '../errors.js';
+
+export interface RetryPolicy {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const defaultRetryPolicy = (retries: number): RetryPolicy => ({ retries, baseDelayMs: 250, maxDelayMs: 30_000 });
+
+/** Full-jitter exponential backoff; a server's Retry-After wins when it asks for longer. */
+export const backoffMs = (policy: RetryPolicy, attempt: number, retryAfterMs?: number): number => {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const jittered = exp / 2 + Math.random() * (exp / 2);
+  return retryAfterMs !== undefined ? Math.max(retryAfterMs, jittered) : jittered;
+};
+
+export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new CanceledError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CanceledError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+/**
+ * Runs `fn` until it succeeds, throws a non-retryable error, or has been retried `policy.retries` times.
+ * `onAttempt` learns each attempt's number so the caller can record how many it took.
+ */
+export const withRetries = async <T>(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  fn: (attempt: number) => Promise<T>,
+  onAttempt: (attempt: number) => void = () => {},
+): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    onAttempt(attempt);
+    try {
+      return await fn(attempt);
+    } catch (error) {
+      if (!(error instanceof ProctorError) || !error.retryable || attempt > policy.retries || signal.aborted) throw error;
+      await sleep(backoffMs(policy, attempt, error.detail.retryAfterMs), signal);
+    }
+  }
+};

@@ -1,0 +1,71 @@
+import { BundleWriter } from '../bundle/writer.js';
+import { ProctorError } from '../errors.js';
+import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
+import type { JsonObject } from '../records.js';
+import { targets } from '../targets/registry.js';
+import { interpolateEnv } from '../targets/secrets.js';
+import type { Target, TargetContext } from '../targets/target.js';
+
+/** A target as a step names it: the config is raw, `${ENV}` is resolved here, in the executing process. */
+export interface TargetRef {
+  label: string;
+  kind: string;
+  config: JsonObject;
+  baseDir: string;
+}
+
+/** An assertion as a verify step carries it: already split and validated by the plan layer. */
+export interface AssertionRef {
+  spec: ResolvedAssertion;
+  baseDir: string;
+}
+
+/**
+ * What steps share across the runs of one process: targets and graders are built once per distinct config
+ * (a compiled regex, an HTTP client), and each bundle has one append descriptor.
+ */
+export class Services {
+  private readonly targetCache = new Map<string, Target>();
+  private readonly assertionCache = new Map<string, CreatedAssertion>();
+  private readonly bundles = new Map<string, BundleWriter>();
+
+  constructor(readonly env: Readonly<Record<string, string | undefined>>) {}
+
+  target(ref: TargetRef): Target {
+    const cacheKey = JSON.stringify(ref);
+    let target = this.targetCache.get(cacheKey);
+    if (!target) {
+      const def = targets[ref.kind as keyof typeof targets];
+      if (!def) throw new ProctorError('internal', `unknown target kind "${ref.kind}"`);
+      const config = def.config.parse(interpolateEnv(ref.config, this.env));
+      // The registry's union of config types collapses here; each def validates its own config above.
+      target = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, { baseDir: ref.baseDir, env: this.env });
+      this.targetCache.set(cacheKey, target);
+    }
+    return target;
+  }
+
+  assertion(ref: AssertionRef): CreatedAssertion {
+    const cacheKey = JSON.stringify(ref);
+    let assertion = this.assertionCache.get(cacheKey);
+    if (!assertion) {
+      assertion = resolveAssertion(ref.spec, { baseDir: ref.baseDir });
+      this.assertionCache.set(cacheKey, assertion);
+    }
+    return assertion;
+  }
+
+  bundle(dir: string): BundleWriter {
+    let writer = this.bundles.get(dir);
+    if (!writer) {
+      writer = new BundleWriter(dir);
+      this.bundles.set(dir, writer);
+    }
+    return writer;
+  }
+
+  close(): void {
+    for (const writer of this.bundles.values()) writer.close();
+    this.bundles.clear();
+  }
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { Json } from '../../records.js';
+import type { StepDef } from './step.js';
+
+const config = z.object({
+  target: z.object({
+    label: z.string(),
+    kind: z.string(),
+    config: z.record(z.string(), z.json()),
+    baseDir: z.string(),
+  }),
+  prompt: z.string(),
+});
+
+/** Sends the prompt to a target; keeps the reply in `outputs.<step>` and the full transcript in the journal. */
+export const prompt: StepDef<typeof config> = {
+  config,
+  async execute(step, ctx) {
+    const target = ctx.services.target(step.target);
+    const out = await target.invoke({ prompt: step.prompt, vars: ctx.vars }, ctx.signal);
+    const summary = {
+      text: out.text,
+      prompt: step.prompt, usage: { ...out.usage }, durationMs: out.durationMs, target: step.target.label };
+    return {
+      ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],
+      output: { ...summary, transcript: out.transcript, process: out.process ?? null } as unknown as Json,
+    };
+  },
+};

@@ -1,0 +1,50 @@
+import type { CaseIdentity, JsonObject } from '../records.js';
+
+/** One step of a task as plain data: the kind's own keys sit in `config`. */
+export interface StepSpec {
+  id: string;
+  type: string;
+  /** Absent: after every earlier step. */
+  dependsOn?: string[];
+  /** Default true: an error in this step fails the task. */
+  failTaskOnError?: boolean;
+  timeoutS?: number;
+  config: JsonObject;
+}
+
+/** A DAG of steps: what every run executes, and what every eval case compiles into. */
+export interface TaskSpec {
+  id: string;
+  description?: string;
+  vars: JsonObject;
+  steps: StepSpec[];
+}
+
+/** An eval case riding on a run: where its bundle row goes and what identifies it. */
+export interface CaseSpec {
+  identity: CaseIdentity;
+  key: string;
+  fingerprint: string;
+  /** Absolute path of the results bundle the row is appended to. */
+  bundleDir: string;
+  /** 1-based: this execution's number among the bundle's rows for the key (its artifact folder). */
+  attempt: number;
+  /** The verifier whose result decides the case. */
+  verifierId: string;
+}
+
+/** Everything a runner needs to execute one run; plain data, so it can cross a queue. */
+export interface RunRequest {
+  runId: string;
+  groupId: string;
+  instanceId: string;
+  task: TaskSpec;
+  /** The instance's starting context, as stored with it. */
+  context: JsonObject;
+  /** Retries of a retryable step error (timeout, 429, 5xx, network, …). */
+  retries: number;
+  metadata: JsonObject;
+  target?: string;
+  case?: CaseSpec;
+  startStep?: string;
+}

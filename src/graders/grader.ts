@@ -1,0 +1,39 @@
+import type { z } from 'zod';
+import type { Usage } from '../records.js';
+
+/** Everything a grader may look at for one case: plain data. */
+export interface GradeInput {
+  output: string;
+  prompt: string;
+  vars: Record<string, unknown>;
+  test: string;
+  target: string;
+  usage: Usage;
+  durationMs: number;
+  /** The case's workspace, when it has one; scripts run there. */
+  cwd?: string;
+}
+
+export interface GradeResult {
+  pass: boolean;
+  /** 0..1 */
+  score: number;
+  reason: string;
+}
+
+/** Grades one output. Throws ProctorError('grader_error') when it cannot grade (not when the output is bad). */
+export type Grader = (input: GradeInput, signal: AbortSignal) => GradeResult | Promise<GradeResult>;
+
+export interface GraderContext {
+  /** Directory of the eval file: `file://` references resolve against it. */
+  baseDir: string;
+}
+
+/**
+ * One kind of grader. `config` validates the assertion's own keys (everything but type, weight, required,
+ * id, threshold); the YAML schema and the JSON Schema are derived from it.
+ */
+export interface GraderDef<C extends z.ZodType = z.ZodType> {
+  config: C;
+  create(config: z.output<C>, context: GraderContext): Grader;
+}

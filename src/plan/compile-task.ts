@@ -1,0 +1,73 @@
+import type { TaskSpec } from '../engine/task.js';
+import type { JsonObject } from '../records.js';
+import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
+import type { PlannedCase } from './matrix.js';
+
+export const caseVerifier = 'main';
+
+/** The task an eval case compiles into: a prompt step, then a verify step grading its output. */
+export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec => ({
+  id: `case:${c.key}`,
+  vars: c.vars,
+  steps: [
+    {
+      id: 'prompt',
+      type: 'prompt',
+      ...(timeoutS ? { timeoutS } : {}),
+      config: {
+        target: { label: c.target.label, kind: c.target.kind, config: c.target.config, baseDir: c.target.baseDir },
+        prompt: c.prompt,
+      },
+    },
+    {
+      id: 'verify',
+      type: 'verify',
+      config: {
+        verifierId: caseVerifier,
+        input: 'prompt',
+        threshold: c.threshold,
+        baseDir: c.evalDir,
+        test: c.test.id,
+        assert: c.assert.map(
+          (a): JsonObject => ({
+            kind: a.type,
+            negate: a.negate,
+            weight: a.weight,
+            required: a.required,
+            ...(a.id !== undefined ? { id: a.id } : {}),
+            ...(a.threshold !== undefined ? { threshold: a.threshold } : {}),
+            config: a.config,
+          }),
+        ),
+      },
+    },
+  ],
+});
+
+export interface CaseSubmitOptions {
+  groupId: string;
+  bundleDir: string;
+  /** 1-based number of this execution among the bundle's rows for the key. */
+  attempt: number;
+  retries: number;
+  timeoutS: number | undefined;
+  limits: ConcurrencyLimit[];
+}
+
+export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => ({
+  groupId: o.groupId,
+  task: caseTask(c, o.timeoutS),
+  context: {},
+  retries: o.retries,
+  target: c.target.label,
+  metadata: { identity: { ...c.identity } },
+  case: {
+    identity: c.identity,
+    key: c.key,
+    fingerprint: c.fingerprint,
+    bundleDir: o.bundleDir,
+    attempt: o.attempt,
+    verifierId: caseVerifier,
+  },
+  limits: o.limits,
+});

@@ -1,0 +1,123 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { type Env, interpolateAt } from './env.js';
+import { labelProblem, optionsSchema, toEvalOptions } from './options.js';
+import type { Path, Source } from './source.js';
+import type { ProjectConfig, TargetSpec } from './spec.js';
+import { buildTarget } from './target-spec.js';
+import { TomlSource } from './toml-source.js';
+
+export const configFileName = 'proctor.toml';
+export const defaultStoreUrl = 'sqlite:.proctor/proctor.db';
+
+const configSchema = z.strictObject({
+  runner: z
+    .strictObject({
+      kind: z.enum(['local', 'queue']).default('local'),
+      config: z
+        .strictObject({
+          workers: z.int().positive().optional(),
+          heartbeat_ms: z.int().positive().optional(),
+          lease_ms: z.int().positive().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  store: z.strictObject({ url: z.string().min(1).optional() }).optional(),
+  // Each target is checked against its kind's own schema by buildTarget, with positions.
+  targets: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  defaults: optionsSchema.optional(),
+});
+
+/** The nearest proctor.toml in `cwd` or an ancestor, if any. */
+export const findConfigFile = (cwd: string): string | undefined => {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    const candidate = path.join(dir, configFileName);
+    if (existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+};
+
+/**
+ * Loads and validates proctor.toml (the nearest one up from `cwd`; none means all defaults with root = cwd).
+ * `${VAR}` is resolved everywhere except in target configs, which stay raw until a worker runs the target.
+ */
+export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
+  const file = findConfigFile(cwd);
+  if (!file) return defaultsFor(path.resolve(cwd));
+  const root = path.dirname(file);
+  const source = TomlSource.parse(configFileName, readFileSync(file, 'utf8'));
+  const raw = source.value as Record<string, unknown>;
+  const resolved: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    resolved[key] = key === 'targets' ? value : interpolateTree(source, [key], value, env);
+  }
+  const parsed = configSchema.safeParse(resolved);
+  if (!parsed.success) throw source.zodError(parsed.error, [], configSchema);
+  const { runner, store, defaults } = parsed.data;
+
+  const targets: Record<string, TargetSpec> = {};
+  for (const [label, declared] of Object.entries(parsed.data.targets ?? {})) {
+    const problem = labelProblem(label);
+    if (problem)
+      throw source.fail(
+        ['targets', label],
+        `target name "${label}" ${problem}`,
+        'use letters, digits, "-", "_" or "."',
+      );
+    targets[label] = buildTarget(source, ['targets', label], label, declared, root, env);
+  }
+
+  const runnerConfig = runner?.config;
+  return {
+    root,
+    file,
+    runner: {
+      kind: runner?.kind ?? 'local',
+      config: {
+        ...(runnerConfig?.workers !== undefined ? { workers: runnerConfig.workers } : {}),
+        ...(runnerConfig?.heartbeat_ms !== undefined ? { heartbeatMs: runnerConfig.heartbeat_ms } : {}),
+        ...(runnerConfig?.lease_ms !== undefined ? { leaseMs: runnerConfig.lease_ms } : {}),
+      },
+    },
+    store: { url: resolveStoreUrl(store?.url ?? defaultStoreUrl, root) },
+    targets,
+    defaults: toEvalOptions(defaults),
+  };
+};
+
+const defaultsFor = (root: string): ProjectConfig => ({
+  root,
+  runner: { kind: 'local', config: {} },
+  store: { url: resolveStoreUrl(defaultStoreUrl, root) },
+  targets: {},
+  defaults: {},
+});
+
+/** A relative SQLite path is relative to the project root, not to wherever the command was started. */
+export const resolveStoreUrl = (url: string, root: string): string => {
+  if (!url.startsWith('sqlite:')) return url;
+  const file = url.slice('sqlite:'.length);
+  if (file === ':memory:' || file === '' || path.isAbsolute(file)) return url;
+  return `sqlite:${path.resolve(root, file)}`;
+};
+
+/**
+ * Interpolates every string under `value`. A string that was a `${VAR}` reference and became an integer is
+ * read as a number, so `workers = "${WORKERS}"` works as users expect.
+ */
+const interpolateTree = (source: Source, at: Path, value: unknown, env: Env): unknown => {
+  if (typeof value === 'string') {
+    const out = interpolateAt(source, at, value, env);
+    return out !== value && /^-?\d+(\.\d+)?$/.test(out.trim()) ? Number(out) : out;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolateTree(source, [...at, i], v, env));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateTree(source, [...at, k], v, env)]));
+  }
+  return value;
+};

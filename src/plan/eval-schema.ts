@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { assertionCommonSchema, assertionConfigSchema } from '../graders/assertion.js';
+import { type GraderKind, graderKinds } from '../graders/registry.js';
+import { targets } from '../targets/registry.js';
+import { optionsSchema } from './options.js';
+import { objectSchema } from './zod-walk.js';
+
+/**
+ * The schema of a `*.eval.yaml`. Assertions and inline targets are typed per kind from the graders and
+ * targets registries, so a new grader or target needs no edit here. The loader validates the same pieces one
+ * element at a time (see load-eval.ts) so that each error points at its own node.
+ */
+
+export const fileRefSchema = z
+  .string()
+  .regex(/^file:\/\/.+/, 'expected file://PATH')
+  .describe('A file, relative to the eval file');
+export const varsSchema = z.record(z.string(), z.json()).describe('Template variables: {{ name }} in prompts');
+export const testIdSchema = z.union([z.string().min(1), z.int()]);
+
+/** Every key an assertion has, whatever its kind (`type`, `weight`, `required`, `id`, `threshold`). */
+const commonShape = assertionCommonSchema.shape;
+
+const typedAssertion = (kind: GraderKind): z.ZodType => {
+  const type = z.enum([kind, `not-${kind}`]);
+  const config = assertionConfigSchema(kind);
+  const shape = objectSchema(config)?.shape;
+  return shape
+    ? z.strictObject({ ...commonShape, ...shape, type })
+    : z.intersection(z.object({ ...commonShape, type }), config);
+};
+
+/** One assertion, as a union over every grader kind. */
+export const assertionSchema = (): z.ZodType => z.union(graderKinds.map(typedAssertion));
+
+/** One inline target, as a union over every target kind. */
+export const inlineTargetSchema = (): z.ZodType =>
+  z.union(
+    Object.entries(targets).map(([kind, def]) => {
+      const own = {
+        label: z.string().min(1).optional(),
+        kind: z.literal(kind),
+        max_concurrency: z.int().positive().optional(),
+      };
+      const shape = objectSchema(def.config as z.ZodType)?.shape;
+      return shape ? z.strictObject({ ...shape, ...own }) : z.intersection(z.object(own), def.config as z.ZodType);
+    }),
+  );
+
+export const testSchema = <A extends z.ZodType>(assertion: A) =>
+  z.strictObject({
+    id: testIdSchema.optional().describe('Unique in the file; default t<N>, N its 1-based position'),
+    description: z.string().optional(),
+    vars: varsSchema.optional(),
+    assert: z.array(assertion).optional(),
+    threshold: z.number().min(0).max(1).optional().describe('Score needed to pass, default 1'),
+    repeat: z.int().positive().optional(),
+  });
+
+export const defaultTestSchema = <A extends z.ZodType>(assertion: A) =>
+  z.strictObject({
+    vars: varsSchema.optional(),
+    assert: z.array(assertion).optional().describe('Run before each test’s own assertions'),
+    threshold: z.number().min(0).max(1).optional(),
+  });
+
+export const promptObjectSchema = z.strictObject({
+  id: z.string().min(1).optional().describe('Default p<N>, N its 1-based position'),
+  text: z.string().describe('The prompt, or file://PATH'),
+});
+
+interface Parts {
+  target: z.ZodType;
+  prompt: z.ZodType;
+  test: z.ZodType;
+  defaultTest: z.ZodType;
+  fileRef: z.ZodType;
+}
+
+/** The file's top level, from its element schemas (typed for the JSON Schema, opaque for the loader). */
+export const evalFileSchema = (parts: Parts) =>
+  z.strictObject({
+    description: z.string().optional(),
+    targets: z
+      .array(z.union([z.string().min(1), parts.target]))
+      .min(1)
+      .optional()
+      .describe('Default: every target of proctor.toml'),
+    prompts: z.union([z.string(), z.array(z.union([z.string(), parts.prompt])).min(1)]),
+    default_test: parts.defaultTest.optional(),
+    tests: z.union([parts.fileRef, z.array(z.union([parts.fileRef, parts.test]))]).optional(),
+    evaluate_options: optionsSchema.optional(),
+  });
+
+/** The loader's first pass: the top-level keys only; each element is checked on its own afterwards. */
+export const evalShapeSchema = evalFileSchema({
+  target: z.unknown(),
+  prompt: z.unknown(),
+  test: z.unknown(),
+  defaultTest: z.unknown(),
+  fileRef: z.string(),
+});
+
+/** The whole file, typed: what the JSON Schema for editors is made from. */
+export const typedEvalFileSchema = () => {
+  const assertion = assertionSchema();
+  return evalFileSchema({
+    target: inlineTargetSchema(),
+    prompt: promptObjectSchema,
+    test: testSchema(assertion),
+    defaultTest: defaultTestSchema(assertion),
+    fileRef: fileRefSchema,
+  });
+};
+
+/** JSON Schema of `*.eval.yaml`, for editors (`# yaml-language-server: $schema=…`). */
+export const evalJsonSchema = (): Record<string, unknown> => ({
+  ...z.toJSONSchema(typedEvalFileSchema(), { io: 'input', unrepresentable: 'any' }),
+  title: 'Proctor eval file (*.eval.yaml)',
+});

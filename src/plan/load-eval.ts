@@ -1,0 +1,208 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { InputError } from '../errors.js';
+import type { JsonObject } from '../records.js';
+import { buildAssertion } from './assertion-spec.js';
+import type { Env } from './env.js';
+import { defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
+import { displayPath, isFileRef, readFileRef } from './files.js';
+import { draftTests, finishTests, type TestDefaults } from './load-tests.js';
+import { labelProblem, toEvalOptions } from './options.js';
+import { isRecord } from './records.js';
+import type { Source } from './source.js';
+import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js';
+import { didYouMean } from './suggest.js';
+import { buildTarget } from './target-spec.js';
+import { compileTemplate } from './template.js';
+import { YamlSource } from './yaml-source.js';
+
+/**
+ * Loads one `*.eval.yaml`: every reference (file://, target label, assertion type, grader config) is resolved
+ * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
+ * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
+ */
+export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): EvalSpec => {
+  const abs = path.resolve(file);
+  const display = displayPath(abs, config.root);
+  const source = YamlSource.parse(display, readFileSync(abs, 'utf8'));
+  if (!isRecord(source.value)) {
+    throw source.fail(
+      [],
+      'an eval file must be a mapping',
+      'start with `prompts:` and `tests:` (see `proctor init` for an example)',
+    );
+  }
+  const shape = evalShapeSchema.safeParse(source.value);
+  if (!shape.success) throw source.zodError(shape.error, [], evalShapeSchema);
+  const doc = shape.data;
+  const dir = path.dirname(abs);
+
+  const defaults = loadDefaultTest(source, doc.default_test);
+  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), defaults);
+  // No tests: the prompts run once each, with default_test's vars and assertions.
+  if (doc.tests === undefined)
+    tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
+
+  return {
+    file: abs,
+    path: display,
+    ...(doc.description !== undefined ? { description: doc.description } : {}),
+    targets: loadTargets(source, doc.targets, config, dir, env),
+    prompts: loadPrompts(source, doc.prompts, dir),
+    tests,
+    options: toEvalOptions(doc.evaluate_options),
+  };
+};
+
+/** Every eval file under `paths` (a directory yields its `*.eval.yaml` / `*.eval.yml`, sorted), each once. */
+export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, env: Env): EvalSpec[] => {
+  const files: string[] = [];
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    let stat: ReturnType<typeof statSync> | undefined;
+    try {
+      stat = statSync(abs);
+    } catch {
+      throw new InputError(
+        `no such file or directory: ${p}`,
+        { file: p },
+        'pass an eval file (*.eval.yaml) or a directory holding some',
+      );
+    }
+    const found = stat.isDirectory() ? findEvalFiles(abs) : [abs];
+    if (found.length === 0)
+      throw new InputError(
+        `no *.eval.yaml files under ${p}`,
+        { file: p },
+        'name eval files NAME.eval.yaml, or pass a file directly',
+      );
+    for (const f of found) if (!files.includes(f)) files.push(f);
+  }
+  return files.map((f) => loadEvalFile(f, config, env));
+};
+
+// Never walk into dependencies, VCS data or Proctor's own results: they are not the user's evals.
+const skippedDirs = new Set(['node_modules', '.git', '.proctor', 'dist']);
+
+const findEvalFiles = (dir: string): string[] => {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) {
+        if (!skippedDirs.has(entry.name) && !entry.name.startsWith('.')) walk(full);
+      } else if (/\.eval\.ya?ml$/.test(entry.name)) out.push(full);
+    }
+  };
+  walk(dir);
+  // Sorted by relative POSIX path so the order (and so the matrix order) is the same on every OS.
+  return out.sort((a, b) => (displayPath(a, dir) < displayPath(b, dir) ? -1 : 1));
+};
+
+const loadDefaultTest = (source: Source, raw: unknown): TestDefaults => {
+  if (raw === undefined) return { vars: {}, assert: [] };
+  // Assertions are checked one by one by buildAssertion, which knows each kind's own keys.
+  const schema = defaultTestSchema(z.unknown());
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw source.zodError(parsed.error, ['default_test'], schema);
+  const { vars, assert, threshold } = parsed.data;
+  return {
+    vars: (vars ?? {}) as JsonObject,
+    assert: (assert ?? []).map((a, i) => buildAssertion(source, ['default_test', 'assert', i], a)),
+    ...(threshold !== undefined ? { threshold } : {}),
+  };
+};
+
+const loadTargets = (
+  source: Source,
+  raw: readonly unknown[] | undefined,
+  config: ProjectConfig,
+  dir: string,
+  env: Env,
+): TargetSpec[] => {
+  const declared = Object.keys(config.targets);
+  if (raw === undefined) {
+    if (declared.length === 0) {
+      throw source.fail(
+        [],
+        'no targets: the eval names none and proctor.toml declares none',
+        'add `targets: [{kind: echo}]` here, or a [targets.NAME] table to proctor.toml',
+      );
+    }
+    return Object.values(config.targets);
+  }
+  const out: TargetSpec[] = [];
+  raw.forEach((entry, i) => {
+    let spec: TargetSpec;
+    if (typeof entry === 'string') {
+      const found = config.targets[entry];
+      if (!found) {
+        const hint = declared.length
+          ? didYouMean(entry, declared, 'targets in proctor.toml')
+          : 'declare it as [targets.NAME] in proctor.toml, or write it inline as {kind: …}';
+        throw source.fail(['targets', i], `unknown target "${entry}"`, hint);
+      }
+      spec = found;
+    } else if (isRecord(entry)) {
+      const label = entry.label === undefined ? entry.kind : entry.label;
+      if (typeof label !== 'string' || labelProblem(label)) {
+        throw source.fail(
+          ['targets', i, entry.label === undefined ? 'kind' : 'label'],
+          `invalid target label ${JSON.stringify(label)}`,
+          'give the target a `label:` without spaces, or a `kind:` from the targets registry',
+        );
+      }
+      spec = buildTarget(source, ['targets', i], label, entry, dir, env, ['label']);
+    } else {
+      throw source.fail(
+        ['targets', i],
+        'a target must be a label or a mapping',
+        'write a name from proctor.toml, or `{kind: openai, model: …}`',
+      );
+    }
+    if (out.some((t) => t.label === spec.label)) {
+      throw source.fail(
+        ['targets', i],
+        `duplicate target "${spec.label}"`,
+        'list each target once; give inline targets of the same kind distinct `label:`s',
+      );
+    }
+    out.push(spec);
+  });
+  return out;
+};
+
+const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: string): PromptSpec[] => {
+  const entries: [readonly (string | number)[], unknown][] =
+    typeof raw === 'string' ? [[['prompts'], raw]] : raw.map((e, i) => [['prompts', i], e]);
+  const out: PromptSpec[] = [];
+  entries.forEach(([at, entry], i) => {
+    let id = `p${i + 1}`;
+    let text: string;
+    let textAt = at;
+    if (typeof entry === 'string') text = entry;
+    else {
+      const parsed = promptObjectSchema.safeParse(entry);
+      if (!parsed.success) throw source.zodError(parsed.error, at, promptObjectSchema);
+      id = parsed.data.id ?? id;
+      text = parsed.data.text;
+      textAt = [...at, 'text'];
+    }
+    if (isFileRef(text)) text = readFileRef(source, textAt, text, dir).text;
+    try {
+      compileTemplate(text);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw source.fail(
+        textAt,
+        `invalid template: ${message}`,
+        'vars are written {{ name }}; tags {% … %} must be closed',
+      );
+    }
+    if (out.some((p) => p.id === id))
+      throw source.fail(at, `duplicate prompt id "${id}"`, 'give each prompt a unique id');
+    out.push({ id, text });
+  });
+  return out;
+};

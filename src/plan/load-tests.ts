@@ -1,0 +1,130 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { SourcePosition } from '../errors.js';
+import type { JsonObject } from '../records.js';
+import { buildAssertion } from './assertion-spec.js';
+import { csvTests } from './csv-tests.js';
+import { testSchema } from './eval-schema.js';
+import { displayPath, isFileRef, readFileRef } from './files.js';
+import { isRecord } from './records.js';
+import type { Path, Source } from './source.js';
+import type { AssertionSpec, TestSpec } from './spec.js';
+import { YamlSource } from './yaml-source.js';
+
+/** A test as written, before numbering and `default_test` are applied. */
+export interface DraftTest {
+  source: Source;
+  path: Path;
+  id?: string;
+  description?: string;
+  vars: JsonObject;
+  assert: AssertionSpec[];
+  threshold?: number;
+  repeat?: number;
+  where: SourcePosition;
+}
+
+export interface TestDefaults {
+  vars: JsonObject;
+  assert: AssertionSpec[];
+  threshold?: number;
+}
+
+const rawTestSchema = testSchema(z.unknown());
+
+/** One inline (or JSONL / YAML file) test mapping, validated. */
+export const draftTest = (source: Source, at: Path, raw: unknown): DraftTest => {
+  const parsed = rawTestSchema.safeParse(raw);
+  if (!parsed.success) throw source.zodError(parsed.error, at, rawTestSchema);
+  const t = parsed.data;
+  return {
+    source,
+    path: at,
+    ...(t.id !== undefined ? { id: String(t.id) } : {}),
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    vars: (t.vars ?? {}) as JsonObject,
+    assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a)),
+    ...(t.threshold !== undefined ? { threshold: t.threshold } : {}),
+    ...(t.repeat !== undefined ? { repeat: t.repeat } : {}),
+    where: source.pos(at),
+  };
+};
+
+/** `tests:` of an eval file: inline tests and `file://` references (.csv, .jsonl, .yaml/.yml/.json), in order. */
+export const draftTests = (source: Source, raw: unknown, evalDir: string, root: string): DraftTest[] => {
+  if (raw === undefined) return [];
+  const entries: [Path, unknown][] = Array.isArray(raw) ? raw.map((e, i) => [['tests', i], e]) : [[['tests'], raw]];
+  const drafts: DraftTest[] = [];
+  for (const [at, entry] of entries) {
+    if (typeof entry === 'string') drafts.push(...fromFile(source, at, entry, evalDir, root));
+    else if (isRecord(entry)) drafts.push(draftTest(source, at, entry));
+    else
+      throw source.fail(
+        at,
+        'a test must be a mapping or a file:// reference',
+        'write `- vars: {…}` or `- file://tests.csv`',
+      );
+  }
+  return drafts;
+};
+
+const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: string): DraftTest[] => {
+  if (!isFileRef(ref)) {
+    throw source.fail(
+      at,
+      `tests entry "${ref}" is neither a test nor a file reference`,
+      `write file://${ref} to load tests from a file`,
+    );
+  }
+  const { file, text } = readFileRef(source, at, ref, evalDir);
+  const display = displayPath(file, root);
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.csv') return csvTests(display, text);
+  if (ext === '.jsonl') {
+    return text.split(/\r?\n/).flatMap((line, i) => {
+      if (line.trim() === '') return [];
+      const one = YamlSource.parse(display, line, i);
+      return [draftTest(one, [], one.value)];
+    });
+  }
+  if (ext === '.yaml' || ext === '.yml' || ext === '.json') {
+    const tests = YamlSource.parse(display, text);
+    if (!Array.isArray(tests.value))
+      throw tests.fail([], 'a tests file must hold a list of tests', 'write one `- vars: …` entry per test');
+    return tests.value.map((t, i) => draftTest(tests, [i], t));
+  }
+  throw source.fail(
+    at,
+    `cannot load tests from "${ext || ref}" files`,
+    'use a .csv, .jsonl, .yaml, .yml or .json file',
+  );
+};
+
+/** Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids. */
+export const finishTests = (drafts: readonly DraftTest[], defaults: TestDefaults): TestSpec[] => {
+  const seen = new Map<string, SourcePosition>();
+  return drafts.map((draft, i) => {
+    const id = draft.id ?? `t${i + 1}`;
+    const first = seen.get(id);
+    if (first) {
+      const at = draft.id === undefined ? draft.path : [...draft.path, 'id'];
+      throw draft.source.fail(
+        at,
+        `duplicate test id "${id}" (first used at ${first.file}:${first.line ?? '?'})`,
+        draft.id === undefined
+          ? `tests without an id are named t<N> by position; rename the test "${id}" or give this one an id`
+          : 'give each test a unique id',
+      );
+    }
+    seen.set(id, draft.where);
+    return {
+      id,
+      ...(draft.description !== undefined ? { description: draft.description } : {}),
+      vars: { ...defaults.vars, ...draft.vars },
+      assert: [...defaults.assert, ...draft.assert],
+      threshold: draft.threshold ?? defaults.threshold ?? 1,
+      repeat: draft.repeat ?? 1,
+      where: draft.where,
+    };
+  });
+};

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { EvalOptions } from './spec.js';
+
+/** `evaluate_options` of an eval file and `[defaults]` of proctor.toml: the same keys in both places. */
+export const optionsSchema = z.strictObject({
+  max_concurrency: z.int().positive().optional().describe('Most cases in flight at once'),
+  repeat: z.int().positive().optional().describe('Samples per case'),
+  timeout_s: z.number().positive().optional().describe('Seconds before a case times out'),
+  retries: z.int().nonnegative().optional().describe('Retries of an infrastructure error'),
+});
+
+export const toEvalOptions = (options: z.output<typeof optionsSchema> | undefined): EvalOptions => {
+  const out: EvalOptions = {};
+  if (options?.max_concurrency !== undefined) out.maxConcurrency = options.max_concurrency;
+  if (options?.repeat !== undefined) out.repeat = options.repeat;
+  if (options?.timeout_s !== undefined) out.timeoutS = options.timeout_s;
+  if (options?.retries !== undefined) out.retries = options.retries;
+  return out;
+};
+
+/** Labels become part of every case identity and of `test::target` matches, so they stay plain. */
+export const labelProblem = (label: string): string | undefined =>
+  label === ''
+    ? 'is empty'
+    : /\s/.test(label)
+      ? 'contains whitespace'
+      : label.includes('::')
+        ? 'contains "::"'
+        : undefined;

@@ -1,0 +1,28 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { indexFile } from '../bundle/writer.js';
+import { InputError } from '../errors.js';
+import { resultsDir } from './eval-plan.js';
+import type { ProjectConfig } from './spec.js';
+
+/**
+ * The bundle directory a `<run>` names: a run id under .proctor/results, a bundle directory, or an
+ * index.jsonl path. Anything else is bad input.
+ */
+export const selectBundle = (selector: string, config: ProjectConfig, cwd: string): string => {
+  const asPath = resolve(cwd, selector);
+  if (existsSync(asPath)) {
+    if (statSync(asPath).isDirectory()) {
+      if (existsSync(join(asPath, indexFile))) return asPath;
+    } else if (basename(asPath) === indexFile) {
+      return dirname(asPath);
+    }
+  }
+  const byId = join(resultsDir(config), selector);
+  if (!selector.includes('/') && existsSync(join(byId, indexFile))) return byId;
+  throw new InputError(
+    `no results bundle "${selector}"`,
+    undefined,
+    'give a run id (see `proctor results list`), a bundle directory, or a path to its index.jsonl',
+  );
+};

@@ -1,0 +1,71 @@
+import type { SourcePosition } from '../errors.js';
+import type { JsonObject } from '../records.js';
+
+/** proctor.toml, validated, with `${ENV}` resolved everywhere except inside target configs. */
+export interface ProjectConfig {
+  /** Absolute directory holding proctor.toml (or the cwd when there is none): eval paths are relative to it. */
+  root: string;
+  /** Absolute path of proctor.toml, when one exists. */
+  file?: string;
+  runner: { kind: 'local' | 'queue'; config: { workers?: number; heartbeatMs?: number; leaseMs?: number } };
+  store: { url: string };
+  targets: Record<string, TargetSpec>;
+  defaults: EvalOptions;
+}
+
+/** A target as declared: `config` stays raw (un-interpolated) so secrets are resolved only in the worker. */
+export interface TargetSpec {
+  label: string;
+  kind: string;
+  config: JsonObject;
+  /** Cap on this target's cases in flight, inside the command's global budget. */
+  maxConcurrency?: number;
+  /** Directory that relative paths in the config resolve against. */
+  baseDir: string;
+}
+
+export interface EvalOptions {
+  maxConcurrency?: number;
+  repeat?: number;
+  timeoutS?: number;
+  retries?: number;
+}
+
+export interface PromptSpec {
+  id: string;
+  text: string;
+}
+
+/** One assertion: `type` without its `not-` prefix; `config` is the kind's own keys, already validated. */
+export interface AssertionSpec {
+  type: string;
+  negate: boolean;
+  weight: number;
+  required: boolean;
+  id?: string;
+  threshold?: number;
+  config: JsonObject;
+}
+
+export interface TestSpec {
+  id: string;
+  description?: string;
+  vars: JsonObject;
+  assert: AssertionSpec[];
+  threshold: number;
+  repeat: number;
+  where?: SourcePosition;
+}
+
+/** One `*.eval.yaml`, loaded and validated: nothing in it can fail later for a reason the file could have said. */
+export interface EvalSpec {
+  /** Absolute path. */
+  file: string;
+  /** Repo-relative POSIX path: the `eval` of every case identity. */
+  path: string;
+  description?: string;
+  targets: TargetSpec[];
+  prompts: PromptSpec[];
+  tests: TestSpec[];
+  options: EvalOptions;
+}

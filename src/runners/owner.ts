@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { RunOwner } from '../store/store.js';
+
+// Linux reports process start in clock ticks since boot; USER_HZ is 100 on every mainstream kernel.
+const ticksPerSecond = 100;
+
+const bootTimeMs = (): number | undefined => {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('btime '));
+    return line ? Number(line.slice(6)) * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const boot = bootTimeMs();
+
+/**
+ * A process's start time (ms since epoch) from /proc, or undefined when it is not running. Comparing it
+ * with the recorded one tells a live owner from a new process that reused its pid.
+ */
+export const processStartTime = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    return (boot ?? 0) + Math.round((ticks * 1000) / ticksPerSecond);
+  } catch {
+    return undefined;
+  }
+};
+
+export const isProcessAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+let self: RunOwner | undefined;
+
+export const currentOwner = (): RunOwner => {
+  self ??= {
+    host: hostname(),
+    pid: process.pid,
+    startedAt: processStartTime(process.pid) ?? Math.round(Date.now() - process.uptime() * 1000),
+  };
+  return self;
+};

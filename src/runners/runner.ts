@@ -1,0 +1,34 @@
+import type { RunRequest } from '../engine/task.js';
+import type { RunRecord } from '../store/store.js';
+
+/** At most `limit` runs sharing `key` execute at once (a command's budget, one target's cap). */
+export interface ConcurrencyLimit {
+  key: string;
+  limit: number;
+}
+
+/** A run to execute; ids are derived by the runner when absent (the instance id from the task id). */
+export type SubmitRequest = Omit<RunRequest, 'runId' | 'instanceId'> & {
+  runId?: string;
+  instanceId?: string;
+  limits?: ConcurrencyLimit[];
+};
+
+export interface Submitted {
+  runId: string;
+  instanceId: string;
+}
+
+/** Executes runs. Every command submits through one; progress is read from the store, never from the runner. */
+export interface Runner {
+  /** Persists QUEUED records before any work starts, then returns at once. */
+  submit(request: SubmitRequest): Promise<Submitted>;
+  submitMany(requests: readonly SubmitRequest[]): Promise<Submitted[]>;
+  status(runId: string): Promise<RunRecord | undefined>;
+  /** False when this runner is not executing the run: the record is left to its owner. */
+  cancel(runId: string): Promise<boolean>;
+  /** Reconciles orphaned runs, then keeps reconciling on a tick. */
+  start(): Promise<void>;
+  /** Cancels this runner's runs and waits a bounded time for their teardown; safe to call twice. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import type { Kysely } from 'kysely';
+
+/** Column types as Kysely sees them (camelCase; CamelCasePlugin maps to snake_case). JSON is stored as text. */
+export interface RunsTable {
+  runId: string;
+  groupId: string;
+  taskId: string;
+  instanceId: string;
+  status: string;
+  target: string | null;
+  caseKey: string | null;
+  outcome: string | null;
+  score: number | null;
+  errorKind: string | null;
+  errorMessage: string | null;
+  errorRetryable: number | null;
+  metadata: string;
+  ownerHost: string | null;
+  ownerPid: number | null;
+  ownerStartedAt: number | null;
+  seenAt: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+export interface InstancesTable {
+  instanceId: string;
+  taskId: string;
+  spec: string;
+  context: string;
+  startStep: string | null;
+  createdAt: number;
+}
+
+export interface JournalTable {
+  instanceId: string;
+  seq: number;
+  stepId: string;
+  attempt: number;
+  ops: string;
+  output: string;
+  createdAt: number;
+}
+
+export interface Database {
+  runs: RunsTable;
+  instances: InstancesTable;
+  journal: JournalTable;
+}
+
+/**
+ * Creates the schema if absent. Every statement is idempotent, so any process (CLI, worker, explorer) may be
+ * the first to open a store and two may race. Times are epoch milliseconds (bigint in PostgreSQL).
+ */
+export const migrate = async (db: Kysely<Database>): Promise<void> => {
+  await db.schema
+    .createTable('runs')
+    .ifNotExists()
+    .addColumn('run_id', 'text', (c) => c.primaryKey())
+    .addColumn('group_id', 'text', (c) => c.notNull())
+    .addColumn('task_id', 'text', (c) => c.notNull())
+    .addColumn('instance_id', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('target', 'text')
+    .addColumn('case_key', 'text')
+    .addColumn('outcome', 'text')
+    .addColumn('score', 'double precision')
+    .addColumn('error_kind', 'text')
+    .addColumn('error_message', 'text')
+    .addColumn('error_retryable', 'integer')
+    .addColumn('metadata', 'text', (c) => c.notNull())
+    .addColumn('owner_host', 'text')
+    .addColumn('owner_pid', 'integer')
+    .addColumn('owner_started_at', 'bigint')
+    .addColumn('seen_at', 'bigint')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('started_at', 'bigint')
+    .addColumn('finished_at', 'bigint')
+    .execute();
+  await db.schema.createIndex('runs_group').ifNotExists().on('runs').columns(['group_id', 'status']).execute();
+  await db.schema.createIndex('runs_status').ifNotExists().on('runs').columns(['status', 'created_at']).execute();
+  await db.schema
+    .createTable('instances')
+    .ifNotExists()
+    .addColumn('instance_id', 'text', (c) => c.primaryKey())
+    .addColumn('task_id', 'text', (c) => c.notNull())
+    .addColumn('spec', 'text', (c) => c.notNull())
+    .addColumn('context', 'text', (c) => c.notNull())
+    .addColumn('start_step', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('journal')
+    .ifNotExists()
+    .addColumn('instance_id', 'text', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('step_id', 'text', (c) => c.notNull())
+    .addColumn('attempt', 'integer', (c) => c.notNull())
+    .addColumn('ops', 'text', (c) => c.notNull())
+    .addColumn('output', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('journal_pk', ['instance_id', 'seq'])
+    .execute();
+};

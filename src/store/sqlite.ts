@@ -1,0 +1,22 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
+import { KyselyStore } from './kysely-store.js';
+import { type Database, migrate } from './schema.js';
+
+/** Opens (creating if needed) a SQLite store in WAL mode, so readers never block the writer. */
+export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  // NORMAL is durable across a process crash in WAL mode; only a power loss can drop the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 10000');
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+  });
+  await migrate(db);
+  return new KyselyStore(db);
+};

@@ -1,0 +1,117 @@
+import type { ErrorRecord } from '../errors.js';
+import type { JsonObject, Outcome } from '../records.js';
+
+export const runStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+export type TerminalStatus = 'COMPLETED' | 'FAILED' | 'CANCELED';
+export const isTerminal = (status: RunStatus): status is TerminalStatus =>
+  status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELED';
+
+/** The process that executes a run: a run is orphaned when this process is gone. */
+export interface RunOwner {
+  host: string;
+  pid: number;
+  /** The owner process's start time (ms since epoch), so a reused pid is not taken for the owner. */
+  startedAt: number;
+}
+
+/** One row of the run index. */
+export interface RunRecord {
+  runId: string;
+  groupId: string;
+  taskId: string;
+  instanceId: string;
+  status: RunStatus;
+  /** Target label, for eval cases: progress per target reads it. */
+  target: string | null;
+  caseKey: string | null;
+  outcome: Outcome | null;
+  score: number | null;
+  error: ErrorRecord | null;
+  metadata: JsonObject;
+  owner: RunOwner | null;
+  seenAt: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** A run and its instance, created together and QUEUED before any work starts. */
+export interface NewRun {
+  runId: string;
+  groupId: string;
+  taskId: string;
+  instanceId: string;
+  target?: string;
+  caseKey?: string;
+  metadata: JsonObject;
+  /** The task as plain data, so any worker can execute the instance from the store alone. */
+  spec: JsonObject;
+  /** The starting context (seeded from `--context-json` or empty). */
+  context: JsonObject;
+  startStep?: string;
+}
+
+export interface InstanceRecord {
+  instanceId: string;
+  taskId: string;
+  spec: JsonObject;
+  context: JsonObject;
+  startStep: string | null;
+  createdAt: number;
+}
+
+/** A set or unset of one top-level-or-dotted path of the run context. */
+export type ContextOp = { op: 'set'; path: string; value: unknown } | { op: 'unset'; path: string };
+
+/** One completed step: exactly the change it made to the context, and its output. */
+export interface JournalEntry {
+  instanceId: string;
+  /** 1-based position; a second write of the same position is refused, so a stale completion cannot win. */
+  seq: number;
+  stepId: string;
+  attempt: number;
+  ops: ContextOp[];
+  output: unknown;
+  createdAt: number;
+}
+
+export interface RunFinish {
+  status: TerminalStatus;
+  outcome?: Outcome;
+  score?: number;
+  error?: ErrorRecord;
+}
+
+/** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
+export interface ProgressRow {
+  target: string | null;
+  status: RunStatus;
+  outcome: Outcome | null;
+  count: number;
+}
+
+export interface RunFilter {
+  status?: RunStatus;
+  groupId?: string;
+  limit?: number;
+}
+
+/** The durable record every runner and every reader shares. Writes that would overwrite a terminal status are no-ops. */
+export interface Store {
+  createRuns(runs: readonly NewRun[]): Promise<void>;
+  /** QUEUED → RUNNING for this owner; false when the run is no longer QUEUED (canceled, taken). */
+  claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean>;
+  /** Sets a terminal status unless one is already set; false when it was. */
+  finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(filter: RunFilter): Promise<RunRecord[]>;
+  groupProgress(groupId: string): Promise<ProgressRow[]>;
+  getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
+  /** Appends unless `seq` is already taken; false when refused. */
+  appendJournal(entry: JournalEntry): Promise<boolean>;
+  readJournal(instanceId: string): Promise<JournalEntry[]>;
+  /** Renews `seen_at` of running runs this owner holds. */
+  heartbeat(runIds: readonly string[], now: number): Promise<void>;
+  close(): Promise<void>;
+}

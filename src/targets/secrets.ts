@@ -1,0 +1,60 @@
+import { InputError } from '../errors.js';
+import { type TargetKind, targets } from './registry.js';
+
+export const redacted = '[redacted]';
+
+/**
+ * The config with every secret key's value replaced, for fingerprints and anything written to disk.
+ * An object-valued secret (headers) keeps its keys, so adding a header still changes the fingerprint.
+ */
+export const redactTargetConfig = <C extends Record<string, unknown>>(kind: TargetKind, config: C): C => {
+  const def = targets[kind];
+  // An unknown kind must fail loudly: silently returning the config would write its secrets to disk.
+  if (!def) throw new Error(`unknown target kind "${String(kind)}"`);
+  const keys = 'secretKeys' in def ? def.secretKeys : undefined;
+  if (!keys || keys.length === 0) return config;
+  const out: Record<string, unknown> = { ...config };
+  for (const key of keys) {
+    const value = out[key];
+    if (value === undefined) continue;
+    out[key] =
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.fromEntries(Object.keys(value).map((k) => [k, redacted]))
+        : redacted;
+  }
+  return out as C;
+};
+
+const reference = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+const interpolateString = (s: string, env: Readonly<Record<string, string | undefined>>, at: string): string => {
+  if (!s.includes('${')) return s;
+  return s.replace(reference, (whole, escaped: string, name: string, fallback: string | undefined) => {
+    // `$${NAME}` is a literal `${NAME}`: a cli target's shell command can then use its own variables.
+    if (escaped) return whole.slice(1);
+    const value = env[name];
+    // As in the shell, `:-` also applies to a variable that is set but empty.
+    if (value !== undefined && (value !== '' || fallback === undefined)) return value;
+    if (fallback !== undefined) return fallback;
+    throw new InputError(
+      `environment variable ${name} is not set (referenced as \${${name}}${at ? ` at ${at}` : ''})`,
+      undefined,
+      `export ${name}=…, or write \${${name}:-default}`,
+    );
+  });
+};
+
+/**
+ * Replace `${NAME}` and `${NAME:-default}` in every string of a JSON-like value (keys are left alone).
+ * Throws an InputError naming the variable and where it was used when it is unset and has no default.
+ */
+export const interpolateEnv = <T>(value: T, env: Readonly<Record<string, string | undefined>>, at = ''): T => {
+  if (typeof value === 'string') return interpolateString(value, env, at) as T;
+  if (Array.isArray(value)) return value.map((v, i) => interpolateEnv(v, env, `${at}[${i}]`)) as T;
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = interpolateEnv(v, env, at ? `${at}.${k}` : k);
+    return out as T;
+  }
+  return value;
+};

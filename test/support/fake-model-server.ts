@@ -1,0 +1,251 @@
+// A fake OpenAI-compatible chat endpoint over real HTTP on 127.0.0.1, for tests and benchmarks.
+// Node built-ins only, so bench/fake-server.ts can run it in its own process.
+//
+// Behaviour is chosen per request by directives in the LAST user message, so one eval can mix them:
+//   [[latency:200]]                              wait 200 ms before answering
+//   [[status:500 times:2]]                       fail the first 2 requests carrying this exact prompt
+//   [[status:429 retry-after:1 times:1]]         …with Retry-After (seconds; also retry-after-ms:N)
+//   [[hang]]                                     never answer; the client has to abort
+//   [[malformed]]                                200 with a body that is not JSON
+//   [[reply:some text]]                          the assistant's content (default `echo: <prompt>`)
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeModelServerOptions {
+  /** Added to every response (a `latency` directive adds to it). */
+  latencyMs?: number;
+  /** Fixed usage for every reply; by default about one token per 4 characters. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** 0 (default) picks a free port. */
+  port?: number;
+}
+
+export interface FakeRequest {
+  /** The last user message, directives included. */
+  prompt: string;
+  /** 0 for a request that was never answered ([[hang]]). */
+  status: number;
+  at: number;
+  headers: IncomingMessage['headers'];
+  body: ChatRequestBody;
+}
+
+export interface FakeModelServer {
+  /** Base URL including `/v1`, e.g. http://127.0.0.1:41234/v1 */
+  readonly url: string;
+  readonly port: number;
+  readonly requests: readonly FakeRequest[];
+  readonly inFlight: number;
+  readonly peakInFlight: number;
+  /** Requests whose prompt contains `promptSubstring`. */
+  countFor(promptSubstring: string): number;
+  /** Forget the log, the per-prompt counts and the peak. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+interface ChatRequestBody {
+  model?: string;
+  stream?: boolean;
+  messages?: { role?: string; content?: unknown }[];
+  [key: string]: unknown;
+}
+
+interface Directives {
+  latencyMs: number;
+  status?: number;
+  times: number;
+  retryAfter?: string;
+  retryAfterMs?: string;
+  hang: boolean;
+  malformed: boolean;
+  reply?: string;
+}
+
+const directivePattern = /\[\[([^\]]*)\]\]/g;
+
+const parseDirectives = (prompt: string): Directives => {
+  const d: Directives = { latencyMs: 0, times: Number.POSITIVE_INFINITY, hang: false, malformed: false };
+  if (!prompt.includes('[[')) return d;
+  for (const match of prompt.matchAll(directivePattern)) {
+    const body = match[1] ?? '';
+    if (body.startsWith('reply:')) {
+      d.reply = body.slice('reply:'.length);
+      continue;
+    }
+    for (const part of body.trim().split(/\s+/)) {
+      const colon = part.indexOf(':');
+      const name = colon < 0 ? part : part.slice(0, colon);
+      const value = colon < 0 ? '' : part.slice(colon + 1);
+      if (name === 'latency') d.latencyMs = Number(value);
+      else if (name === 'status') d.status = Number(value);
+      else if (name === 'times') d.times = Number(value);
+      else if (name === 'retry-after') d.retryAfter = value;
+      else if (name === 'retry-after-ms') d.retryAfterMs = value;
+      else if (name === 'hang') d.hang = true;
+      else if (name === 'malformed') d.malformed = true;
+    }
+  }
+  return d;
+};
+
+const contentText = (content: unknown): string => {
+  if (typeof content === 'string') return content;
+  // The array form: [{ type: 'text', text }]
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) =>
+        typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '',
+      )
+      .join('');
+  }
+  return '';
+};
+
+const lastUserMessage = (body: ChatRequestBody): string => {
+  const messages = body.messages ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role === 'user') return contentText(m.content);
+  }
+  return '';
+};
+
+const approxTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+
+const sendJson = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+};
+
+let completionId = 0;
+
+export const startFakeModelServer = async (options: FakeModelServerOptions = {}): Promise<FakeModelServer> => {
+  let requests: FakeRequest[] = [];
+  let perPrompt = new Map<string, number>();
+  let inFlight = 0;
+  let peakInFlight = 0;
+
+  const answer = (res: ServerResponse, body: ChatRequestBody, prompt: string, d: Directives, status: number): void => {
+    if (res.destroyed) return;
+    if (status !== 200) {
+      const headers: Record<string, string> = {};
+      if (d.retryAfter !== undefined) headers['retry-after'] = d.retryAfter;
+      if (d.retryAfterMs !== undefined) headers['retry-after-ms'] = d.retryAfterMs;
+      sendJson(res, status, { error: { message: `fake error ${status}`, type: 'fake_error', code: status } }, headers);
+      return;
+    }
+    if (d.malformed) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id": "broken", "choices": [ this is not json');
+      return;
+    }
+    const content = d.reply ?? `echo: ${prompt.replace(directivePattern, '').trim()}`;
+    const usage = options.usage ?? { prompt_tokens: approxTokens(prompt), completion_tokens: approxTokens(content) };
+    const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const id = `chatcmpl-fake-${++completionId}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = body.model ?? 'fake-model';
+    if (body.stream === true) {
+      const chunk = (delta: object, finish: string | null, extra: object = {}) =>
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.end(
+        `${chunk({ role: 'assistant', content }, null)}${chunk({}, 'stop', { usage: fullUsage })}data: [DONE]\n\n`,
+      );
+      return;
+    }
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: fullUsage,
+    });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const at = Date.now();
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+      return;
+    }
+    let body: ChatRequestBody;
+    try {
+      body = JSON.parse(raw) as ChatRequestBody;
+    } catch {
+      sendJson(res, 400, { error: { message: 'request body is not JSON' } });
+      return;
+    }
+    const prompt = lastUserMessage(body);
+    const d = parseDirectives(prompt);
+    const seen = perPrompt.get(prompt) ?? 0;
+    perPrompt.set(prompt, seen + 1);
+    const status = d.hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
+    requests.push({ prompt, status, at, headers: req.headers, body });
+    if (d.hang) return; // held open until the client goes away or close() drops it
+    const delay = (options.latencyMs ?? 0) + d.latencyMs;
+    if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
+    else answer(res, body, prompt, d, status);
+  };
+
+  const server: Server = createServer((req, res) => {
+    inFlight++;
+    if (inFlight > peakInFlight) peakInFlight = inFlight;
+    // 'close' fires once whether the response finished or the client aborted, so the count cannot drift.
+    res.once('close', () => {
+      inFlight--;
+    });
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } });
+      else res.destroy();
+    });
+  });
+  // The benchmark opens many keep-alive connections at once; the default backlog would refuse some.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: options.port ?? 0, backlog: 4096 }, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    get requests() {
+      return requests;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get peakInFlight() {
+      return peakInFlight;
+    },
+    countFor: (promptSubstring) => {
+      let n = 0;
+      for (const r of requests) if (r.prompt.includes(promptSubstring)) n++;
+      return n;
+    },
+    reset: () => {
+      requests = [];
+      perPrompt = new Map();
+      peakInFlight = inFlight;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Hanging requests and idle keep-alive sockets would otherwise hold close() open forever.
+        server.closeAllConnections();
+      }),
+  };
+};

@@ -1,0 +1,184 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CanceledError, ProctorError } from '../../src/errors.js';
+import { openai } from '../../src/targets/openai.js';
+import type { Target } from '../../src/targets/target.js';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+
+const context = { baseDir: process.cwd(), env: {} };
+// A fresh signal per call, as the engine gives each case its own.
+const never = (): AbortSignal => new AbortController().signal;
+
+const makeTarget = (url: string, extra: Record<string, unknown> = {}): Target =>
+  openai.create(openai.config.parse({ base_url: url, model: 'fake-model', api_key: 'sk-test', ...extra }), context);
+
+const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+};
+
+const proctorError = async (promise: Promise<unknown>): Promise<ProctorError> => {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(ProctorError);
+  return error as ProctorError;
+};
+
+/** A port nothing listens on: bind one, then let it go. */
+const closedPort = async (): Promise<number> => {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+};
+
+let server: FakeModelServer;
+beforeAll(async () => {
+  server = await startFakeModelServer({ usage: { prompt_tokens: 11, completion_tokens: 7 } });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => server.reset());
+
+describe('openai target', () => {
+  it('answers with text, usage, transcript and duration', async () => {
+    const target = makeTarget(server.url, { system: 'be brief', temperature: 0.2, max_tokens: 50 });
+    const out = await target.invoke({ prompt: 'hello there', vars: {} }, never());
+    expect(out.text).toBe('echo: hello there');
+    expect(out.usage).toEqual({ inputTokens: 11, outputTokens: 7, costUsd: 0 });
+    expect(out.transcript).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hello there' },
+      { role: 'assistant', content: 'echo: hello there' },
+    ]);
+    expect(out.durationMs).toBeGreaterThan(0);
+    const body = server.requests[0]?.body;
+    expect(body?.model).toBe('fake-model');
+    expect(body?.temperature).toBe(0.2);
+    expect(body?.max_tokens).toBe(50);
+  });
+
+  it('uses the reply directive and omits the system message when none is configured', async () => {
+    const out = await makeTarget(server.url).invoke({ prompt: 'q [[reply:forty-two]]', vars: {} }, never());
+    expect(out.text).toBe('forty-two');
+    expect(out.transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('sends the api key and configured headers', async () => {
+    await makeTarget(server.url, { headers: { 'x-team': 'evals' } }).invoke({ prompt: 'h', vars: {} }, never());
+    const headers = server.requests[0]?.headers;
+    expect(headers?.authorization).toBe('Bearer sk-test');
+    expect(headers?.['x-team']).toBe('evals');
+  });
+
+  it('reads the key from api_key_env when api_key is absent', async () => {
+    const target = openai.create(openai.config.parse({ base_url: server.url, model: 'm', api_key_env: 'MY_KEY' }), {
+      baseDir: '.',
+      env: { MY_KEY: 'sk-env' },
+    });
+    await target.invoke({ prompt: 'k', vars: {} }, never());
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-env');
+  });
+
+  it('classifies 500 as http_5xx and does not retry inside the SDK', async () => {
+    const error = await proctorError(
+      makeTarget(server.url).invoke({ prompt: 'a [[status:500 times:2]]', vars: {} }, never()),
+    );
+    expect(error.kind).toBe('http_5xx');
+    expect(error.retryable).toBe(true);
+    expect(server.countFor('a [[status:500')).toBe(1);
+  });
+
+  it('succeeds once the failures of a times:N directive are used up', async () => {
+    const target = makeTarget(server.url);
+    const prompt = 'b [[status:503 times:1]]';
+    expect((await proctorError(target.invoke({ prompt, vars: {} }, never()))).kind).toBe('http_5xx');
+    expect((await target.invoke({ prompt, vars: {} }, never())).text).toBe('echo: b');
+  });
+
+  it('classifies 429 as rate_limited with Retry-After seconds', async () => {
+    const error = await proctorError(
+      makeTarget(server.url).invoke({ prompt: 'c [[status:429 retry-after:2 times:1]]', vars: {} }, never()),
+    );
+    expect(error.kind).toBe('rate_limited');
+    expect(error.detail.retryAfterMs).toBe(2000);
+  });
+
+  it('prefers retry-after-ms', async () => {
+    const error = await proctorError(
+      makeTarget(server.url).invoke(
+        { prompt: 'd [[status:429 retry-after-ms:1500 retry-after:9]]', vars: {} },
+        never(),
+      ),
+    );
+    expect(error.detail.retryAfterMs).toBe(1500);
+  });
+
+  it('classifies another 4xx as internal, not retryable', async () => {
+    const error = await proctorError(makeTarget(server.url).invoke({ prompt: 'e [[status:401]]', vars: {} }, never()));
+    expect(error.kind).toBe('internal');
+    expect(error.retryable).toBe(false);
+  });
+
+  it('times out a hanging endpoint after timeout_s', async () => {
+    const started = Date.now();
+    const error = await proctorError(
+      makeTarget(server.url, { timeout_s: 0.2 }).invoke({ prompt: 'f [[hang]]', vars: {} }, never()),
+    );
+    expect(error.kind).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(2000);
+    await expect.poll(() => server.inFlight).toBe(0);
+  });
+
+  it('cancels a hanging call when the signal aborts', async () => {
+    const controller = new AbortController();
+    const call = makeTarget(server.url).invoke({ prompt: 'g [[hang]]', vars: {} }, controller.signal);
+    await expect.poll(() => server.inFlight).toBe(1);
+    controller.abort();
+    expect(await rejection(call)).toBeInstanceOf(CanceledError);
+    await expect.poll(() => server.inFlight).toBe(0);
+  });
+
+  it('refuses to start when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(await rejection(makeTarget(server.url).invoke({ prompt: 'x', vars: {} }, controller.signal))).toBeInstanceOf(
+      CanceledError,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('classifies a body that is not JSON as malformed_output', async () => {
+    const error = await proctorError(makeTarget(server.url).invoke({ prompt: 'h [[malformed]]', vars: {} }, never()));
+    expect(error.kind).toBe('malformed_output');
+    expect(error.retryable).toBe(false);
+  });
+
+  it('classifies a refused connection as network', async () => {
+    const port = await closedPort();
+    const error = await proctorError(
+      makeTarget(`http://127.0.0.1:${port}/v1`).invoke({ prompt: 'i', vars: {} }, never()),
+    );
+    expect(error.kind).toBe('network');
+    expect(error.message).toContain('ECONNREFUSED');
+  });
+
+  it('runs many calls concurrently on one target', async () => {
+    const target = makeTarget(server.url);
+    const outs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => target.invoke({ prompt: `p${i} [[latency:50]]`, vars: {} }, never())),
+    );
+    expect(outs.map((o) => o.text)).toEqual(Array.from({ length: 20 }, (_, i) => `echo: p${i}`));
+    expect(server.peakInFlight).toBeGreaterThan(1);
+  });
+
+  it('rejects unknown config keys', () => {
+    expect(() => openai.config.parse({ base_url: server.url, model: 'm', temprature: 1 })).toThrow();
+  });
+});
