@@ -25,6 +25,7 @@ const usage =
 const server = await startFakeModelServer({
   port: Number(values.port),
   latencyMs: Number(values['latency-ms']),
+  recordPayloads: false,
   ...(usage ? { usage } : {}),
 });
 process.stdout.write(`${server.url}\n`);

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { messageOf } from './text.js';
 
-// Only the part of ajv@8 that Proctor calls, declared here and loaded on first use, so the package is needed
-// only by evals that validate against a schema (and the rest of Proctor type-checks without it).
+// Only the part of ajv@8 that Proctor calls, declared here and required on first use: loading ajv takes a few
+// hundred milliseconds cold, which every command and queue worker would pay even when no eval has a schema.
 interface AjvError {
   instancePath: string;
   message?: string;

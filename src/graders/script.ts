@@ -47,17 +47,13 @@ const killGraceMs = 2000;
 
 // The shell's children (`sleep 5; ./check`) keep stdout open after the shell dies, and execa waits for stdout to
 // close, so the whole process group is signalled, not just the shell.
-const killGroup = (pid: number | undefined): void => {
+const signalGroup = (pid: number | undefined, signal: NodeJS.Signals): void => {
   if (pid === undefined) return;
-  const send = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // Already gone.
-    }
-  };
-  send('SIGTERM');
-  setTimeout(() => send('SIGKILL'), killGraceMs).unref();
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
 };
 
 // 126 and 127 are the shell saying it could not run the command at all: nothing was graded.
@@ -82,15 +78,19 @@ export const script: GraderDef<typeof config> = {
         detached: true,
       });
       let stopped: 'timeout' | 'abort' | undefined;
+      let forceKill: NodeJS.Timeout | undefined;
       const stop = (why: 'timeout' | 'abort') => {
         stopped ??= why;
-        killGroup(child.pid);
+        signalGroup(child.pid, 'SIGTERM');
+        forceKill ??= setTimeout(() => signalGroup(child.pid, 'SIGKILL'), killGraceMs);
       };
       const timer = setTimeout(() => stop('timeout'), timeoutMs);
       const onAbort = () => stop('abort');
       signal.addEventListener('abort', onAbort, { once: true });
       const result = await child.finally(() => {
         clearTimeout(timer);
+        // Once stdout closed the group is gone; a late SIGKILL could hit a group that reused its id.
+        clearTimeout(forceKill);
         signal.removeEventListener('abort', onAbort);
       });
 
@@ -103,8 +103,9 @@ export const script: GraderDef<typeof config> = {
       if (result.signal) {
         throw new ProctorError('grader_error', `script killed by ${result.signal}: ${tail(stderr) || shellCommand}`);
       }
-      if (result.exitCode === undefined)
+      if (result.exitCode === undefined) {
         throw new ProctorError('grader_error', `script could not start: ${result.message}`);
+      }
 
       const verdict = stdoutVerdict(stdout);
       if (verdict) return readVerdict(verdict, 'script');

@@ -57,9 +57,21 @@ export abstract class Source {
   }
 
   private issueError(issue: z.core.$ZodIssue, base: Path, schema: z.ZodType): InputError {
+    const at = [...base, ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
+    if (
+      (issue.code === 'invalid_type' || issue.code === 'invalid_union') &&
+      at.length > 0 &&
+      valueAt(this.value, at) === undefined
+    ) {
+      const key = String(at[at.length - 1]);
+      const expected = issue.code === 'invalid_type' ? issue.expected : 'see the documentation';
+      return this.fail(at.slice(0, -1), `missing required key "${key}"`, `add \`${key}\` (${expected})`);
+    }
     // Of a union's branches, report the one the value was meant for: the first that got past its type check.
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-      const meant = issue.errors.find((branch) => branch[0] && (branch[0].code !== 'invalid_type' || branch[0].path.length > 0));
+      const meant = issue.errors.find(
+        (branch) => branch[0] && (branch[0].code !== 'invalid_type' || branch[0].path.length > 0),
+      );
       const first = meant?.[0];
       const rel = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
       if (first) return this.issueError({ ...first, path: [...rel, ...first.path] }, base, schema);
@@ -74,10 +86,6 @@ export abstract class Source {
       return this.unknownKey(path, object, allowed) ?? this.fail(path, `unknown key "${key}"`, 'remove it');
     }
     const label = pathLabel(path) || 'the document';
-    if (issue.code === 'invalid_type' && path.length > 0 && valueAt(this.value, path) === undefined) {
-      const key = String(path[path.length - 1]);
-      return this.fail(path.slice(0, -1), `missing required key "${key}"`, `add \`${key}\` (${issue.expected})`);
-    }
     return this.fail(path, `${label}: ${issue.message}`, hintFor(issue, label));
   }
 }

@@ -7,7 +7,8 @@ import { classifyModelError } from './model-errors.js';
 import type { Target, TargetDef } from './target.js';
 
 const config = z.strictObject({
-  base_url: z.url(),
+  // An unresolved `${VAR}` must pass: the plan validates before interpolating secrets that only a worker has.
+  base_url: z.string().refine((s) => s.includes('${') || URL.canParse(s), 'must be a URL like http://host:port/v1'),
   model: z.string().min(1),
   /** Already interpolated by the plan layer; never written to disk (see secretKeys). */
   api_key: z.string().optional(),

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { GradeInput, GradeResult, Grader } from '../../src/graders/grader.js';
 
 /** A case as graders see it, with the parts a test does not care about filled in. */
@@ -21,13 +20,3 @@ export const gradeSync = (grade: Grader, output: string): GradeResult => {
   if (result instanceof Promise) throw new Error('expected a synchronous result');
   return result;
 };
-
-/** Schema validation needs ajv@8; without it those tests are skipped rather than failing the suite. */
-export const hasAjv = ((): boolean => {
-  try {
-    createRequire(import.meta.url).resolve('ajv');
-    return true;
-  } catch {
-    return false;
-  }
-})();

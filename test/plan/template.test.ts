@@ -3,9 +3,9 @@ import { compileTemplate, isTemplate, renderTemplate, templateCacheSize } from '
 
 describe('renderTemplate', () => {
   it('substitutes {{ var }}, nested paths and filters', () => {
-    expect(renderTemplate('Hi {{ name }} from {{ place.city | upcase }}', { name: 'Ada', place: { city: 'paris' } })).toBe(
-      'Hi Ada from PARIS',
-    );
+    expect(
+      renderTemplate('Hi {{ name }} from {{ place.city | upcase }}', { name: 'Ada', place: { city: 'paris' } }),
+    ).toBe('Hi Ada from PARIS');
   });
 
   it('renders a missing var as empty and objects as JSON', () => {

@@ -18,6 +18,8 @@ export interface FakeModelServerOptions {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** 0 (default) picks a free port. */
   port?: number;
+  /** Keep each request's headers and body in the log (default true); a long benchmark turns it off to save memory. */
+  recordPayloads?: boolean;
 }
 
 export interface FakeRequest {
@@ -26,6 +28,7 @@ export interface FakeRequest {
   /** 0 for a request that was never answered ([[hang]]). */
   status: number;
   at: number;
+  /** Empty when started with recordPayloads: false. */
   headers: IncomingMessage['headers'];
   body: ChatRequestBody;
 }
@@ -130,6 +133,7 @@ const sendJson = (res: ServerResponse, status: number, value: unknown, headers: 
 let completionId = 0;
 
 export const startFakeModelServer = async (options: FakeModelServerOptions = {}): Promise<FakeModelServer> => {
+  const recordPayloads = options.recordPayloads ?? true;
   let requests: FakeRequest[] = [];
   let perPrompt = new Map<string, number>();
   let inFlight = 0;
@@ -193,7 +197,11 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     const seen = perPrompt.get(prompt) ?? 0;
     perPrompt.set(prompt, seen + 1);
     const status = d.hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
-    requests.push({ prompt, status, at, headers: req.headers, body });
+    requests.push(
+      recordPayloads
+        ? { prompt, status, at, headers: req.headers, body }
+        : { prompt, status, at, headers: {}, body: {} },
+    );
     if (d.hang) return; // held open until the client goes away or close() drops it
     const delay = (options.latencyMs ?? 0) + d.latencyMs;
     if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);

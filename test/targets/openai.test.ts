@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: a literal ${VAR} reference is under test.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CanceledError, ProctorError } from '../../src/errors.js';
@@ -176,6 +177,11 @@ describe('openai target', () => {
     );
     expect(outs.map((o) => o.text)).toEqual(Array.from({ length: 20 }, (_, i) => `echo: p${i}`));
     expect(server.peakInFlight).toBeGreaterThan(1);
+  });
+
+  it('validates base_url, letting an unresolved ${VAR} through', () => {
+    expect(() => openai.config.parse({ base_url: 'not a url', model: 'm' })).toThrow(/URL/);
+    expect(openai.config.parse({ base_url: '${LLM_URL}', model: 'm' }).base_url).toBe('${LLM_URL}');
   });
 
   it('rejects unknown config keys', () => {

@@ -1,0 +1,31 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** A throwaway project on disk: `files` maps relative paths to contents. */
+export interface TempProject {
+  dir: string;
+  path(rel: string): string;
+  write(rel: string, text: string): void;
+  read(rel: string): string;
+  exists(rel: string): boolean;
+  remove(): void;
+}
+
+export const tempProject = (files: Record<string, string> = {}): TempProject => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'proctor-test-'));
+  const project: TempProject = {
+    dir,
+    path: (rel) => path.join(dir, rel),
+    write: (rel, text) => {
+      const file = path.join(dir, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    },
+    read: (rel) => readFileSync(path.join(dir, rel), 'utf8'),
+    exists: (rel) => existsSync(path.join(dir, rel)),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  for (const [rel, text] of Object.entries(files)) project.write(rel, text);
+  return project;
+};
