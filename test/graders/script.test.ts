@@ -80,6 +80,13 @@ describe('script', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('kills a script that ignores SIGTERM after a grace period', async () => {
+    const grade = create({ value: "trap '' TERM; sleep 30", timeout_s: 0.2 });
+    const started = Date.now();
+    await expect(grade(anInput('x'), neverAborted)).rejects.toMatchObject({ kind: 'grader_error' });
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+
   it('stops on abort with a CanceledError', async () => {
     const controller = new AbortController();
     const started = Date.now();
