@@ -30,7 +30,12 @@ const outcomeOf = (status: string, outcome: Outcome | null): Outcome =>
   outcome ?? (status === 'CANCELED' ? 'canceled' : status === 'COMPLETED' ? 'passed' : 'error');
 
 /** One reading of a group's progress from the run index: the same for every runner. */
-export const readProgress = async (store: Store, groupId: string, total: number, startedAt: number): Promise<Progress> => {
+export const readProgress = async (
+  store: Store,
+  groupId: string,
+  total: number,
+  startedAt: number,
+): Promise<Progress> => {
   const progress: Progress = { ...emptyCounts(total), byTarget: new Map(), elapsedMs: Date.now() - startedAt };
   for (const row of await store.groupProgress(groupId)) {
     const label = row.target ?? '-';
@@ -59,7 +64,12 @@ export interface FollowOptions {
 }
 
 /** Polls the store until every run of the group is terminal, or the runner stopped. */
-export const follow = async (store: Store, groupId: string, total: number, options: FollowOptions): Promise<Progress> => {
+export const follow = async (
+  store: Store,
+  groupId: string,
+  total: number,
+  options: FollowOptions,
+): Promise<Progress> => {
   const startedAt = Date.now();
   let stopped = false;
   void options.stopped.then(() => {

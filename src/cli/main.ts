@@ -117,7 +117,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       process.stderr.write(`error: ${error.format()}\n`);
       return exitCodes.badInput;
     }
-    process.stderr.write(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return exitCodes.failed;
   }
 };

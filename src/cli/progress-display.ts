@@ -30,7 +30,10 @@ export class ProgressDisplay {
 
   update(p: Progress): void {
     if (this.quiet) return;
-    if (this.out.isTTY) return this.redraw(p);
+    if (this.out.isTTY) {
+      this.redraw(p);
+      return;
+    }
     const line = progressLine(p);
     const now = Date.now();
     if (line !== this.lastPlain && (now - this.lastPlainAt >= this.plainEveryMs || p.done === p.total)) {

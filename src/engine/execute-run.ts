@@ -38,7 +38,11 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
     await env.store.finishRun(req.runId, finish, Date.now());
     return finish.status;
   } catch (error) {
-    await env.store.finishRun(req.runId, { status: 'FAILED', outcome: 'error', error: toErrorRecord(error) }, Date.now());
+    await env.store.finishRun(
+      req.runId,
+      { status: 'FAILED', outcome: 'error', error: toErrorRecord(error) },
+      Date.now(),
+    );
     return 'FAILED';
   }
 };

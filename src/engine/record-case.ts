@@ -51,7 +51,8 @@ export const recordCase = (
   const usage = outputs.reduce((sum, o) => (o.usage ? addUsage(sum, o.usage) : sum), zeroUsage());
   const finishedAt = Date.now();
   const error: ErrorRecord | null =
-    result.error ?? (outcome === 'error' ? { kind: 'internal', message: 'no verification result', retryable: false } : null);
+    result.error ??
+    (outcome === 'error' ? { kind: 'internal', message: 'no verification result', retryable: false } : null);
   const artifacts = artifactDir(c.key, c.attempt);
   const bundle = services.bundle(c.bundleDir);
   bundle.writeArtifacts(artifacts, {

@@ -44,7 +44,8 @@ export const withRetries = async <T>(
     try {
       return await fn(attempt);
     } catch (error) {
-      if (!(error instanceof ProctorError) || !error.retryable || attempt > policy.retries || signal.aborted) throw error;
+      if (!(error instanceof ProctorError) || !error.retryable || attempt > policy.retries || signal.aborted)
+        throw error;
       await sleep(backoffMs(policy, attempt, error.detail.retryAfterMs), signal);
     }
   }

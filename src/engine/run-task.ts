@@ -103,18 +103,16 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const launch = (spec: StepSpec): void => {
     started.add(spec.id);
     const record = records.get(spec.id) as StepRecord;
-    const work = runStep(spec, req, context, env, record).then(
-      async ({ ops, output }) => {
-        const entry = { instanceId: req.instanceId, seq: ++seq, stepId: spec.id, attempt: record.attempts, ops, output };
-        if (!(await env.store.appendJournal({ ...entry, createdAt: Date.now() }))) {
-          throw new ProctorError('internal', `journal position ${entry.seq} of ${req.instanceId} is taken: stale run`);
-        }
-        applyOps(context, ops);
-        record.status = 'completed';
-        record.output = output;
-        done.add(spec.id);
-      },
-    );
+    const work = runStep(spec, req, context, env, record).then(async ({ ops, output }) => {
+      const entry = { instanceId: req.instanceId, seq: ++seq, stepId: spec.id, attempt: record.attempts, ops, output };
+      if (!(await env.store.appendJournal({ ...entry, createdAt: Date.now() }))) {
+        throw new ProctorError('internal', `journal position ${entry.seq} of ${req.instanceId} is taken: stale run`);
+      }
+      applyOps(context, ops);
+      record.status = 'completed';
+      record.output = output;
+      done.add(spec.id);
+    });
     running.set(
       spec.id,
       work

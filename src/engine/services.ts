@@ -39,7 +39,10 @@ export class Services {
       if (!def) throw new ProctorError('internal', `unknown target kind "${ref.kind}"`);
       const config = def.config.parse(interpolateEnv(ref.config, this.env));
       // The registry's union of config types collapses here; each def validates its own config above.
-      target = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, { baseDir: ref.baseDir, env: this.env });
+      target = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, {
+        baseDir: ref.baseDir,
+        env: this.env,
+      });
       this.targetCache.set(cacheKey, target);
     }
     return target;

@@ -39,11 +39,7 @@ export const resultsDir = (config: ProjectConfig): string => join(config.root, '
  */
 export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRunFlags, env: Env): EvalRunPlan => {
   const config = loadProjectConfig(cwd, env);
-  const evals = loadEvalPaths(
-    paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)],
-    config,
-    env,
-  );
+  const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
   const cases = expandMatrix(evals, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
   const declared = evals.map((e) => e.options.maxConcurrency).filter((n): n is number => n !== undefined);
   const maxConcurrency =

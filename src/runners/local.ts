@@ -110,7 +110,8 @@ export class LocalRunner implements Runner {
     this.buckets.clear();
     this.bucketOrder.length = 0;
     const now = Date.now();
-    for (const q of queued) await this.store.finishRun(q.request.runId, { status: 'CANCELED', outcome: 'canceled' }, now);
+    for (const q of queued)
+      await this.store.finishRun(q.request.runId, { status: 'CANCELED', outcome: 'canceled' }, now);
     for (const { controller } of this.active.values()) controller.abort();
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.options.stopTimeoutMs ?? 10_000).unref());
     await Promise.race([Promise.all([...this.active.values()].map((a) => a.done)), timeout]);

@@ -9,5 +9,9 @@ export const openStore = async (url: string, root: string): Promise<Store> => {
     const { openSqliteStore } = await import('./sqlite.js');
     return openSqliteStore(path === ':memory:' || isAbsolute(path) ? path : resolve(root, path));
   }
-  throw new InputError(`unsupported store url "${url}"`, undefined, 'use sqlite:PATH (PostgreSQL is not available yet)');
+  throw new InputError(
+    `unsupported store url "${url}"`,
+    undefined,
+    'use sqlite:PATH (PostgreSQL is not available yet)',
+  );
 };

@@ -79,6 +79,8 @@ export const cli: TargetDef<typeof config> = {
         }, timeoutMs);
         let untrack: (() => void) | undefined;
         try {
+          // The awaits above (stale output, prompt file) give an abort time to land before the listener existed.
+          if (signal.aborted) throw new CanceledError();
           const subprocess = execa(file, args, {
             cwd,
             env,

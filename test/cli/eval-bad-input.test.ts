@@ -31,7 +31,9 @@ const cases: { name: string; files: Record<string, string>; args?: string[]; whe
   },
   {
     name: 'an unknown assertion type',
-    files: { 'a.eval.yaml': `${target}prompts: [hi]\ntests:\n  - id: x\n    assert:\n      - type: contians\n        value: a\n` },
+    files: {
+      'a.eval.yaml': `${target}prompts: [hi]\ntests:\n  - id: x\n    assert:\n      - type: contians\n        value: a\n`,
+    },
     where: 'a.eval.yaml:6:',
     says: /contians[\s\S]*contains/,
   },
@@ -43,7 +45,10 @@ const cases: { name: string; files: Record<string, string>; args?: string[]; whe
   },
   {
     name: 'an unknown target kind in proctor.toml',
-    files: { 'proctor.toml': '[targets.m]\nkind = "opneai"\n', 'a.eval.yaml': 'targets: [m]\nprompts: [hi]\ntests: [{ id: x }]\n' },
+    files: {
+      'proctor.toml': '[targets.m]\nkind = "opneai"\n',
+      'a.eval.yaml': 'targets: [m]\nprompts: [hi]\ntests: [{ id: x }]\n',
+    },
     where: 'proctor.toml:2:',
     says: /opneai[\s\S]*openai/,
   },

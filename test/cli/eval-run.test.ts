@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
 import { runCli } from '../support/cli.js';
-import { filesContaining } from '../support/files.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { filesContaining } from '../support/files.js';
 import { tempProject } from '../support/project.js';
 
 let server: FakeModelServer;
@@ -48,7 +48,10 @@ describe('proctor eval run against an OpenAI-compatible server', () => {
     assert: [{ type: contains, value: bye }]
 `),
     });
-    const result = await runCli(['eval', 'run', 'a.eval.yaml'], { cwd: project.dir, env: { FAKE_KEY: 'sk-test-secret' } });
+    const result = await runCli(['eval', 'run', 'a.eval.yaml'], {
+      cwd: project.dir,
+      env: { FAKE_KEY: 'sk-test-secret' },
+    });
     expect(result.code, result.stderr).toBe(1);
     const bundle = bundleOf(project.dir);
     const { rows, skipped } = readIndex(bundle);
@@ -92,7 +95,11 @@ describe('proctor eval run against an OpenAI-compatible server', () => {
     const rows = new Map(readIndex(bundleOf(project.dir)).rows.map((r) => [r.identity.test, r]));
     expect(rows.get('flaky')).toMatchObject({ outcome: 'passed', attempts: 3 });
     expect(rows.get('limited')).toMatchObject({ outcome: 'passed', attempts: 2 });
-    expect(rows.get('broken')).toMatchObject({ outcome: 'error', attempts: 3, error: { kind: 'http_5xx', retryable: true } });
+    expect(rows.get('broken')).toMatchObject({
+      outcome: 'error',
+      attempts: 3,
+      error: { kind: 'http_5xx', retryable: true },
+    });
     expect(rows.get('wrong')).toMatchObject({ outcome: 'failed', attempts: 1, error: null });
     expect(server.countFor('flaky')).toBe(3);
     expect(server.countFor('limited')).toBe(2);

@@ -28,7 +28,10 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     stopped();
   });
   try {
-    if (!opts.quiet) process.stderr.write(`run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}\n`);
+    if (!opts.quiet)
+      process.stderr.write(
+        `run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}\n`,
+      );
     await runner.submitMany(plan.requests);
     const progress = await follow(store, plan.groupId, plan.requests.length, {
       intervalMs: 200,

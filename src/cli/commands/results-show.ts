@@ -28,6 +28,8 @@ export const resultsShow = (selector: string, opts: { json?: boolean; failures?:
     r.artifacts,
   ]);
   process.stdout.write(`${table(['case', 'outcome', 'score', 'error', 'artifacts'], caseRows)}\n\n`);
-  process.stdout.write(`${summaryTable(summary)}\n${summary.mixed ? '\n(mixed bundle: rows from several runs)\n' : ''}`);
+  process.stdout.write(
+    `${summaryTable(summary)}\n${summary.mixed ? '\n(mixed bundle: rows from several runs)\n' : ''}`,
+  );
   return exitCodes.ok;
 };

@@ -8,7 +8,12 @@ import { table } from '../summary-table.js';
 const time = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
 /** `proctor runs list`: the run index, newest first. */
-export const runsList = async (opts: { status?: string; group?: string; limit?: number; json?: boolean }): Promise<number> => {
+export const runsList = async (opts: {
+  status?: string;
+  group?: string;
+  limit?: number;
+  json?: boolean;
+}): Promise<number> => {
   const status = opts.status?.toUpperCase();
   if (status && !(runStatuses as readonly string[]).includes(status)) {
     throw new InputError(`unknown status "${opts.status}"`, undefined, `use one of ${runStatuses.join(', ')}`);

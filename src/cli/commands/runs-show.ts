@@ -29,7 +29,9 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
       ...(run.error ? [`error     ${run.error.kind}: ${run.error.message}`] : []),
       '',
       'journal:',
-      ...journal.map((e) => `  ${e.seq}. ${e.stepId} (attempt ${e.attempt}) ${e.ops.map((o) => `${o.op} ${o.path}`).join(', ')}`),
+      ...journal.map(
+        (e) => `  ${e.seq}. ${e.stepId} (attempt ${e.attempt}) ${e.ops.map((o) => `${o.op} ${o.path}`).join(', ')}`,
+      ),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return exitCodes.ok;

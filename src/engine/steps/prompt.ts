@@ -20,7 +20,11 @@ export const prompt: StepDef<typeof config> = {
     const out = await target.invoke({ prompt: step.prompt, vars: ctx.vars }, ctx.signal);
     const summary = {
       text: out.text,
-      prompt: step.prompt, usage: { ...out.usage }, durationMs: out.durationMs, target: step.target.label };
+      prompt: step.prompt,
+      usage: { ...out.usage },
+      durationMs: out.durationMs,
+      target: step.target.label,
+    };
     return {
       ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],
       output: { ...summary, transcript: out.transcript, process: out.process ?? null } as unknown as Json,

@@ -41,7 +41,8 @@ export const verify: StepDef<typeof config> = {
   async execute(step, ctx) {
     const outputs = ctx.context.outputs as Record<string, PromptOutput> | undefined;
     const graded = outputs?.[step.input];
-    if (!graded) throw new ProctorError('internal', `verify step "${ctx.stepId}" has no output of step "${step.input}"`);
+    if (!graded)
+      throw new ProctorError('internal', `verify step "${ctx.stepId}" has no output of step "${step.input}"`);
     const input = {
       output: graded.text,
       prompt: graded.prompt ?? '',
