@@ -15,19 +15,36 @@ export const artifactDir = (key: string, attempt: number): string => `cases/${ke
  */
 export class BundleWriter {
   private fd: number | undefined;
+  private created = false;
 
   constructor(readonly dir: string) {}
 
-  /** Writes the artifacts of a case; `files` maps names to contents. */
-  writeArtifacts(relDir: string, files: Readonly<Record<string, string>>): void {
-    const dir = join(this.dir, relDir);
-    mkdirSync(dir, { recursive: true });
+  /** Writes the artifacts of a case under `cases/<key>/<attempt>/`; `files` maps names to contents. */
+  writeArtifacts(key: string, attempt: number, files: Readonly<Record<string, string>>): void {
+    this.ensureDir();
+    // One level at a time, from the known `cases/`: a recursive mkdir probes every parent first, and on a
+    // busy disk each probe is a slow metadata call.
+    const keyDir = join(this.dir, 'cases', key);
+    const dir = join(keyDir, String(attempt));
+    for (const d of [keyDir, dir]) {
+      try {
+        mkdirSync(d);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
     for (const [name, content] of Object.entries(files)) writeFileAtomic(join(dir, name), content);
+  }
+
+  private ensureDir(): void {
+    if (this.created) return;
+    mkdirSync(join(this.dir, 'cases'), { recursive: true });
+    this.created = true;
   }
 
   appendRow(result: CaseResult): void {
     if (this.fd === undefined) {
-      mkdirSync(this.dir, { recursive: true });
+      this.ensureDir();
       this.fd = openSync(join(this.dir, indexFile), 'a');
     }
     writeSync(this.fd, `${JSON.stringify(toIndexRow(result))}\n`);

@@ -29,7 +29,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
       journalLength: 0,
     });
     const finish = req.case
-      ? recordCase(req as RunRequest & { case: CaseSpec }, result, env.services, startedAt)
+      ? await recordCase(req as RunRequest & { case: CaseSpec }, result, env.services, startedAt)
       : {
           status: result.status,
           outcome: taskOutcome(result),

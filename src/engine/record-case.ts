@@ -39,12 +39,12 @@ const caseOutcome = (c: CaseSpec, result: TaskRunResult): { outcome: Outcome; sc
  * Records an eval case in its bundle: artifacts first, then the index row. After this returns the result
  * survives any crash, so the run may be marked terminal.
  */
-export const recordCase = (
+export const recordCase = async (
   req: RunRequest & { case: CaseSpec },
   result: TaskRunResult,
   services: Services,
   startedAt: number,
-): RunFinish => {
+): Promise<RunFinish> => {
   const c = req.case;
   const { outcome, score } = caseOutcome(c, result);
   const outputs = Object.values((result.context.outputs ?? {}) as unknown as Record<string, OutputSummary>);
@@ -55,9 +55,13 @@ export const recordCase = (
     (outcome === 'error' ? { kind: 'internal', message: 'no verification result', retryable: false } : null);
   const artifacts = artifactDir(c.key, c.attempt);
   const bundle = services.bundle(c.bundleDir);
-  bundle.writeArtifacts(artifacts, {
-    'output.txt': outputs.map((o) => o.text).join('\n'),
-    'result.json': JSON.stringify({ identity: c.identity, outcome, score, error, steps: result.steps }, null, 2),
+  const output = outputs.map((o) => o.text).join('\n');
+  bundle.writeArtifacts(c.key, c.attempt, {
+    'result.json': JSON.stringify(
+      { identity: c.identity, outcome, score, error, output, steps: result.steps },
+      null,
+      2,
+    ),
   });
   const row: CaseResult = {
     identity: c.identity,

@@ -50,7 +50,8 @@ const runStep = async (
   record: StepRecord,
 ): Promise<{ ops: JournalEntry['ops']; output: Json }> => {
   const def = stepDef(spec.type);
-  const config = def.config.parse(spec.config);
+  // The plan layer validated every step config when it built the task; parsing again per run is pure cost.
+  const config = spec.config;
   return withRetries(
     defaultRetryPolicy(req.retries),
     env.signal,

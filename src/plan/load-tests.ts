@@ -7,7 +7,7 @@ import { csvTests } from './csv-tests.js';
 import { testSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { isRecord } from './records.js';
-import type { Path, Source } from './source.js';
+import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -81,11 +81,7 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
   const ext = path.extname(file).toLowerCase();
   if (ext === '.csv') return csvTests(display, text);
   if (ext === '.jsonl') {
-    return text.split(/\r?\n/).flatMap((line, i) => {
-      if (line.trim() === '') return [];
-      const one = YamlSource.parse(display, line, i);
-      return [draftTest(one, [], one.value)];
-    });
+    return text.split(/\r?\n/).flatMap((line, i) => (line.trim() === '' ? [] : [jsonlTest(display, line, i)]));
   }
   if (ext === '.yaml' || ext === '.yml' || ext === '.json') {
     const tests = YamlSource.parse(display, text);
@@ -98,6 +94,20 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
     `cannot load tests from "${ext || ref}" files`,
     'use a .csv, .jsonl, .yaml, .yml or .json file',
   );
+};
+
+/**
+ * One JSONL line. JSON.parse is ten times faster than a YAML parse with positions, which matters for files of
+ * 100,000 tests; only a line that fails is parsed again as YAML, for an error at its exact column.
+ */
+const jsonlTest = (display: string, line: string, index: number): DraftTest => {
+  try {
+    const value: unknown = JSON.parse(line);
+    return draftTest(new PointSource(value, { file: display, line: index + 1, col: 1 }), [], value);
+  } catch {
+    const one = YamlSource.parse(display, line, index);
+    return draftTest(one, [], one.value);
+  }
 };
 
 /** Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids. */

@@ -46,12 +46,55 @@ const toRunRecord = (r: Selectable<RunsTable>): RunRecord => ({
 // SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
 const insertChunk = 40;
 
-/** The Store over Kysely: one implementation for SQLite and PostgreSQL. */
+interface PendingWrite {
+  write: (db: Kysely<Database>) => Promise<boolean>;
+  resolve: (ok: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The Store over Kysely: one implementation for SQLite and PostgreSQL. The writes of a run's life (claim,
+ * journal, finish, heartbeat) that arrive in the same tick commit together in one transaction: each caller
+ * still learns its own statement's result, and a hundred runs in flight cost one commit, not a hundred.
+ */
 export class KyselyStore implements Store {
+  private pending: PendingWrite[] = [];
+  private flushing: Promise<void> | undefined;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {}
+
+  private batched(write: PendingWrite['write']): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ write, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    await this.flushing;
+    const writes = this.pending;
+    this.pending = [];
+    if (writes.length === 0) return;
+    this.flushing = this.commit(writes);
+    await this.flushing;
+  }
+
+  private async commit(writes: PendingWrite[]): Promise<void> {
+    try {
+      const results = await this.db.transaction().execute(async (trx) => {
+        const out: boolean[] = [];
+        for (const w of writes) out.push(await w.write(trx));
+        return out;
+      });
+      for (const [i, w] of writes.entries()) w.resolve(results[i] as boolean);
+    } catch {
+      // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome.
+      for (const w of writes) await w.write(this.db).then(w.resolve, w.reject);
+    }
+  }
 
   async createRuns(runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
@@ -92,39 +135,43 @@ export class KyselyStore implements Store {
     });
   }
 
-  async claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('runs')
-      .set({
-        status: 'RUNNING',
-        startedAt: now,
-        seenAt: now,
-        ownerHost: owner.host,
-        ownerPid: owner.pid,
-        ownerStartedAt: owner.startedAt,
-      })
-      .where('runId', '=', runId)
-      .where('status', '=', 'QUEUED')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
+    return this.batched(async (db) => {
+      const result = await db
+        .updateTable('runs')
+        .set({
+          status: 'RUNNING',
+          startedAt: now,
+          seenAt: now,
+          ownerHost: owner.host,
+          ownerPid: owner.pid,
+          ownerStartedAt: owner.startedAt,
+        })
+        .where('runId', '=', runId)
+        .where('status', '=', 'QUEUED')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    });
   }
 
-  async finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('runs')
-      .set({
-        status: finish.status,
-        outcome: finish.outcome ?? null,
-        score: finish.score ?? null,
-        errorKind: finish.error?.kind ?? null,
-        errorMessage: finish.error?.message ?? null,
-        errorRetryable: finish.error ? (finish.error.retryable ? 1 : 0) : null,
-        finishedAt: now,
-      })
-      .where('runId', '=', runId)
-      .where('status', 'in', active)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
+    return this.batched(async (db) => {
+      const result = await db
+        .updateTable('runs')
+        .set({
+          status: finish.status,
+          outcome: finish.outcome ?? null,
+          score: finish.score ?? null,
+          errorKind: finish.error?.kind ?? null,
+          errorMessage: finish.error?.message ?? null,
+          errorRetryable: finish.error ? (finish.error.retryable ? 1 : 0) : null,
+          finishedAt: now,
+        })
+        .where('runId', '=', runId)
+        .where('status', 'in', active)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    });
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -177,21 +224,23 @@ export class KyselyStore implements Store {
     );
   }
 
-  async appendJournal(entry: JournalEntry): Promise<boolean> {
-    const result = await this.db
-      .insertInto('journal')
-      .values({
-        instanceId: entry.instanceId,
-        seq: entry.seq,
-        stepId: entry.stepId,
-        attempt: entry.attempt,
-        ops: JSON.stringify(entry.ops),
-        output: JSON.stringify(entry.output ?? null),
-        createdAt: entry.createdAt,
-      })
-      .onConflict((oc) => oc.columns(['instanceId', 'seq']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  appendJournal(entry: JournalEntry): Promise<boolean> {
+    return this.batched(async (db) => {
+      const result = await db
+        .insertInto('journal')
+        .values({
+          instanceId: entry.instanceId,
+          seq: entry.seq,
+          stepId: entry.stepId,
+          attempt: entry.attempt,
+          ops: JSON.stringify(entry.ops),
+          output: JSON.stringify(entry.output ?? null),
+          createdAt: entry.createdAt,
+        })
+        .onConflict((oc) => oc.columns(['instanceId', 'seq']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    });
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {
@@ -214,15 +263,19 @@ export class KyselyStore implements Store {
 
   async heartbeat(runIds: readonly string[], now: number): Promise<void> {
     if (runIds.length === 0) return;
-    await this.db
-      .updateTable('runs')
-      .set({ seenAt: now })
-      .where('runId', 'in', [...runIds])
-      .where('status', '=', 'RUNNING')
-      .execute();
+    await this.batched(async (db) => {
+      await db
+        .updateTable('runs')
+        .set({ seenAt: now })
+        .where('runId', 'in', [...runIds])
+        .where('status', '=', 'RUNNING')
+        .execute();
+      return true;
+    });
   }
 
   async close(): Promise<void> {
+    await this.flush();
     await this.db.destroy();
     await this.onClose();
   }

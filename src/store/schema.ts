@@ -79,7 +79,6 @@ export const migrate = async (db: Kysely<Database>): Promise<void> => {
     .addColumn('finished_at', 'bigint')
     .execute();
   await db.schema.createIndex('runs_group').ifNotExists().on('runs').columns(['group_id', 'status']).execute();
-  await db.schema.createIndex('runs_status').ifNotExists().on('runs').columns(['status', 'created_at']).execute();
   await db.schema
     .createTable('instances')
     .ifNotExists()

@@ -13,8 +13,23 @@ export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
   // NORMAL is durable across a process crash in WAL mode; only a power loss can drop the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
+  sqlite.pragma('wal_autocheckpoint = 20000');
+  // Kysely prepares every query it runs; the run-life statements repeat with new parameters, so reusing
+  // each prepared statement by its SQL text saves a parse per write.
+  const statements = new Map<string, ReturnType<typeof sqlite.prepare>>();
+  const database = {
+    close: () => sqlite.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: sqlite }),
+    dialect: new SqliteDialect({ database }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   await migrate(db);

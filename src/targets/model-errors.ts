@@ -6,9 +6,8 @@ import {
   InvalidResponseDataError,
   JSONParseError,
   NoContentGeneratedError,
-  RetryError,
   TypeValidationError,
-} from 'ai';
+} from '@ai-sdk/provider';
 import { ProctorError } from '../errors.js';
 
 export interface ModelCallFacts {
@@ -91,8 +90,6 @@ export const classifyModelError = (error: unknown, facts: ModelCallFacts): Proct
     return new ProctorError('timeout', `no answer from ${facts.url} within ${facts.timeoutMs} ms`, { cause: error });
   }
   if (error instanceof ProctorError) return error;
-  // maxRetries is 0, so a RetryError should not occur; if it does, its last error is the real one.
-  if (RetryError.isInstance(error)) return classifyModelError(error.lastError, facts);
   if (APICallError.isInstance(error)) return fromApiCallError(error, facts.url);
   if (
     JSONParseError.isInstance(error) ||

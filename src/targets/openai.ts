@@ -1,9 +1,6 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText } from 'ai';
 import { z } from 'zod';
 import { CanceledError } from '../errors.js';
 import type { Message } from '../records.js';
-import { classifyModelError } from './model-errors.js';
 import type { Target, TargetDef } from './target.js';
 
 const config = z.strictObject({
@@ -20,28 +17,47 @@ const config = z.strictObject({
   system: z.string().optional(),
   timeout_s: z.number().positive().optional(),
 });
+type Config = z.output<typeof config>;
 
-/** Any OpenAI-compatible chat endpoint, through the Vercel AI SDK. */
+/**
+ * The SDK's provider, model and error classifier, imported on the first call: a command that never calls a
+ * model (validate, results, runs) does not pay for loading them.
+ */
+const loadModel = async (cfg: Config, apiKey: string | undefined) => {
+  const [{ createOpenAICompatible }, { httpFetch }, { classifyModelError }] = await Promise.all([
+    import('@ai-sdk/openai-compatible'),
+    import('./http-fetch.js'),
+    import('./model-errors.js'),
+  ]);
+  const provider = createOpenAICompatible({
+    name: 'proctor',
+    baseURL: cfg.base_url,
+    // A local endpoint (vLLM, Ollama) often needs no key, so a missing one is not an error here.
+    apiKey,
+    ...(cfg.headers ? { headers: cfg.headers } : {}),
+    includeUsage: true,
+    fetch: httpFetch,
+  });
+  return { model: provider.chatModel(cfg.model), classifyModelError };
+};
+
+/**
+ * Any OpenAI-compatible chat endpoint, through the AI SDK's provider (`doGenerate` of its language model).
+ * `generateText` would add about 0.5 ms of CPU per call for tool loops and telemetry a single turn never uses.
+ */
 export const openai: TargetDef<typeof config> = {
   config,
   secretKeys: ['api_key', 'headers'],
   create: (cfg, context) => {
-    // Built once per target, not per call: 10,000 calls must not pay for provider setup 10,000 times.
-    const provider = createOpenAICompatible({
-      name: 'proctor',
-      baseURL: cfg.base_url,
-      // A local endpoint (vLLM, Ollama) often needs no key, so a missing one is not an error here.
-      apiKey: cfg.api_key ?? context.env[cfg.api_key_env],
-      ...(cfg.headers ? { headers: cfg.headers } : {}),
-      includeUsage: true,
-    });
-    const model = provider.chatModel(cfg.model);
+    let loaded: ReturnType<typeof loadModel> | undefined;
     const timeoutMs = cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000;
     const system = cfg.system;
 
     const target: Target = {
       invoke: async (input, signal) => {
         if (signal.aborted) throw new CanceledError();
+        loaded ??= loadModel(cfg, cfg.api_key ?? context.env[cfg.api_key_env]);
+        const { model, classifyModelError } = await loaded;
         const started = performance.now();
         // One controller for both the caller's abort and our timeout, so afterwards we know which one fired.
         const controller = new AbortController();
@@ -56,25 +72,26 @@ export const openai: TargetDef<typeof config> = {
                 controller.abort();
               }, timeoutMs);
         try {
-          const result = await generateText({
-            model,
-            ...(system === undefined ? {} : { system }),
-            prompt: input.prompt,
-            temperature: cfg.temperature,
-            maxOutputTokens: cfg.max_tokens,
-            // Proctor's engine retries by error kind; SDK retries would multiply attempts and hide them.
-            maxRetries: 0,
+          const result = await model.doGenerate({
+            prompt: [
+              ...(system === undefined ? [] : [{ role: 'system' as const, content: system }]),
+              { role: 'user', content: [{ type: 'text', text: input.prompt }] },
+            ],
+            ...(cfg.temperature === undefined ? {} : { temperature: cfg.temperature }),
+            ...(cfg.max_tokens === undefined ? {} : { maxOutputTokens: cfg.max_tokens }),
             abortSignal: controller.signal,
           });
+          let text = '';
+          for (const part of result.content) if (part.type === 'text') text += part.text;
           const transcript: Message[] = [];
           if (system !== undefined) transcript.push({ role: 'system', content: system });
-          transcript.push({ role: 'user', content: input.prompt }, { role: 'assistant', content: result.text });
+          transcript.push({ role: 'user', content: input.prompt }, { role: 'assistant', content: text });
           return {
-            text: result.text,
+            text,
             transcript,
             usage: {
-              inputTokens: result.usage.inputTokens ?? 0,
-              outputTokens: result.usage.outputTokens ?? 0,
+              inputTokens: result.usage.inputTokens.total ?? 0,
+              outputTokens: result.usage.outputTokens.total ?? 0,
               costUsd: 0,
             },
             durationMs: performance.now() - started,

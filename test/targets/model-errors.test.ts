@@ -1,4 +1,4 @@
-import { APICallError } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { ProctorError } from '../../src/errors.js';
 import { classifyModelError, retryAfterMs } from '../../src/targets/model-errors.js';
