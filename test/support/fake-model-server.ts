@@ -16,6 +16,8 @@ export interface FakeModelServerOptions {
   latencyMs?: number;
   /** Fixed usage for every reply; by default about one token per 4 characters. */
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Extra latency by requested model, so one server can play a slow and a fast target. */
+  modelLatencyMs?: Record<string, number>;
   /** 0 (default) picks a free port. */
   port?: number;
   /** Keep each request's headers and body in the log (default true); a long benchmark turns it off to save memory. */
@@ -40,6 +42,8 @@ export interface FakeModelServer {
   readonly requests: readonly FakeRequest[];
   readonly inFlight: number;
   readonly peakInFlight: number;
+  /** The most requests for `model` that were in flight at once. */
+  peakInFlightFor(model: string): number;
   /** Requests whose prompt contains `promptSubstring`. */
   countFor(promptSubstring: string): number;
   /** Forget the log, the per-prompt counts and the peak. */
@@ -138,6 +142,7 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
   let perPrompt = new Map<string, number>();
   let inFlight = 0;
   let peakInFlight = 0;
+  let modelInFlight = new Map<string, { now: number; peak: number }>();
 
   const answer = (res: ServerResponse, body: ChatRequestBody, prompt: string, d: Directives, status: number): void => {
     if (res.destroyed) return;
@@ -202,8 +207,15 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
         ? { prompt, status, at, headers: req.headers, body }
         : { prompt, status, at, headers: {}, body: {} },
     );
+    const model = modelInFlight.get(body.model ?? '') ?? { now: 0, peak: 0 };
+    modelInFlight.set(body.model ?? '', model);
+    model.now++;
+    model.peak = Math.max(model.peak, model.now);
+    res.once('close', () => {
+      model.now--;
+    });
     if (d.hang) return; // held open until the client goes away or close() drops it
-    const delay = (options.latencyMs ?? 0) + d.latencyMs;
+    const delay = (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
     if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
     else answer(res, body, prompt, d, status);
   };
@@ -236,6 +248,7 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     get inFlight() {
       return inFlight;
     },
+    peakInFlightFor: (model) => modelInFlight.get(model)?.peak ?? 0,
     get peakInFlight() {
       return peakInFlight;
     },
@@ -247,6 +260,7 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     reset: () => {
       requests = [];
       perPrompt = new Map();
+      modelInFlight = new Map();
       peakInFlight = inFlight;
     },
     close: () =>
