@@ -1,37 +1,188 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IndexRow } from './row.js';
+import type { Outcome } from '../records.js';
+import { type IndexRow, rowSchema } from './row.js';
 import { indexFile } from './writer.js';
+
+/** A line of index.jsonl that is not a complete row (a torn last line after a crash): reported, never fatal. */
+export interface SkippedLine {
+  line: number;
+  text: string;
+}
+
+/** What most readers need of a row, read without parsing it; `row()` parses it whole. One object is reused
+ * for every row: read it during the callback, copy what you keep. */
+export interface RowHead {
+  key: string;
+  outcome: Outcome;
+  fingerprint: string | undefined;
+  /** `identity.eval`, when the row has an identity. */
+  evalPath: string | undefined;
+  /** Where the row's line sits in index.jsonl, to read it again later. */
+  offset: number;
+  length: number;
+  /** Parses the whole row; valid only during the callback. */
+  row(): IndexRow;
+}
+
+const chunkBytes = 8 * 1024 * 1024;
+const newline = 0x0a;
+const quote = 0x22;
+const backslash = 0x5c;
+
+const isRow = (value: unknown): value is IndexRow =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as IndexRow).key === 'string' &&
+  typeof (value as IndexRow).outcome === 'string';
+
+// Rows this version writes start so, and list key, fingerprint and outcome right after the identity.
+const prefix = Buffer.from(`{"schema":"${rowSchema}","identity":{"eval":"`);
+const afterIdentity = Buffer.from('},"key":"');
+const fingerprintTag = Buffer.from(',"fingerprint":"');
+const outcomeTag = Buffer.from(',"outcome":"');
+
+/** The string value starting at `from` up to its closing quote; undefined if it holds an escape. */
+const stringAt = (buf: Buffer, from: number, end: number): [string, number] | undefined => {
+  const close = buf.indexOf(quote, from);
+  if (close < 0 || close >= end) return undefined;
+  // A byte loop over the value: indexOf would scan the rest of the chunk when there is none, and a subarray
+  // per value costs an allocation a million times over.
+  for (let i = from; i < close; i++) if (buf[i] === backslash) return undefined;
+  return [buf.toString('utf8', from, close), close];
+};
+
+const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean =>
+  buf.compare(tag, 0, tag.length, at, at + tag.length) === 0;
+
+/**
+ * Reads key, outcome and fingerprint of one of our rows straight from its bytes. In strings, JSON escapes
+ * every quote, so the structural markers cannot occur inside a value; anything unexpected returns undefined
+ * and the caller parses the line as JSON.
+ */
+const fastHead = (buf: Buffer, start: number, end: number) => {
+  if (!tagAt(buf, start, prefix)) return undefined;
+  const evalPath = stringAt(buf, start + prefix.length, end);
+  if (!evalPath) return undefined;
+  const keyAt = buf.indexOf(afterIdentity, evalPath[1]);
+  if (keyAt < 0 || keyAt >= end) return undefined;
+  const key = stringAt(buf, keyAt + afterIdentity.length, end);
+  if (!key || !tagAt(buf, key[1] + 1, fingerprintTag)) return undefined;
+  const fingerprint = stringAt(buf, key[1] + 1 + fingerprintTag.length, end);
+  if (!fingerprint || !tagAt(buf, fingerprint[1] + 1, outcomeTag)) return undefined;
+  const outcome = stringAt(buf, fingerprint[1] + 1 + outcomeTag.length, end);
+  if (!outcome) return undefined;
+  return { key: key[0], fingerprint: fingerprint[0], outcome: outcome[0] as Outcome, evalPath: evalPath[0] };
+};
+
+/**
+ * Calls `onHead` for every row of a bundle's index.jsonl, in order, reading it in chunks: a million-row
+ * index is never in memory whole, and rows are parsed only when a reader asks. Returns the lines that are not
+ * rows. A missing index is an empty bundle.
+ */
+export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): SkippedLine[] => {
+  const file = join(dir, indexFile);
+  const skipped: SkippedLine[] = [];
+  if (!existsSync(file)) return skipped;
+  const fd = openSync(file, 'r');
+  let buf = Buffer.alloc(chunkBytes);
+  let filled = 0;
+  let base = 0; // file offset of buf[0]
+  let lineNo = 0;
+  let start = 0;
+  let end = 0;
+  let parsed: IndexRow | undefined;
+  const parse = (): IndexRow | undefined => {
+    if (parsed) return parsed;
+    try {
+      const value: unknown = JSON.parse(buf.toString('utf8', start, end));
+      if (isRow(value)) parsed = value;
+    } catch {
+      // Not JSON: the caller reports the line as skipped.
+    }
+    return parsed;
+  };
+  // One head object for every row: a million rows must not mean a million objects for the collector.
+  const head: RowHead = {
+    key: '',
+    outcome: 'passed',
+    fingerprint: undefined,
+    evalPath: undefined,
+    offset: 0,
+    length: 0,
+    row: () => parse() as IndexRow,
+  };
+  const take = (from: number, to: number): void => {
+    lineNo++;
+    if (to === from) return;
+    start = from;
+    end = to;
+    parsed = undefined;
+    const fast = fastHead(buf, start, end);
+    const slow = fast ? undefined : parse();
+    if (!fast && !slow) {
+      skipped.push({ line: lineNo, text: buf.toString('utf8', start, Math.min(end, start + 200)) });
+      return;
+    }
+    head.key = fast?.key ?? (slow as IndexRow).key;
+    head.outcome = fast?.outcome ?? (slow as IndexRow).outcome;
+    head.fingerprint = fast ? fast.fingerprint : typeof slow?.fingerprint === 'string' ? slow.fingerprint : undefined;
+    head.evalPath = fast ? fast.evalPath : typeof slow?.identity?.eval === 'string' ? slow.identity.eval : undefined;
+    head.offset = base + start;
+    head.length = end - start;
+    onHead(head);
+  };
+  try {
+    for (;;) {
+      if (filled === buf.length) {
+        // A line longer than the buffer: grow it rather than split the line.
+        const bigger = Buffer.alloc(buf.length * 2);
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      const filledTo = filled + n;
+      let from = 0;
+      for (let nl = buf.indexOf(newline, from); nl >= 0 && nl < filledTo; nl = buf.indexOf(newline, from)) {
+        take(from, nl);
+        from = nl + 1;
+      }
+      if (n === 0) {
+        take(from, filledTo);
+        break;
+      }
+      buf.copy(buf, 0, from, filledTo);
+      base += from;
+      filled = filledTo - from;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return skipped;
+};
+
+/** Reads whole rows back by their place in index.jsonl (from RowHead.offset and length). */
+export const readRowsAt = (dir: string, places: readonly { offset: number; length: number }[]): IndexRow[] => {
+  const fd = openSync(join(dir, indexFile), 'r');
+  try {
+    return places.map(({ offset, length }) => {
+      const buf = Buffer.alloc(length);
+      readSync(fd, buf, 0, length, offset);
+      return JSON.parse(buf.toString('utf8')) as IndexRow;
+    });
+  } finally {
+    closeSync(fd);
+  }
+};
 
 export interface IndexRead {
   rows: IndexRow[];
-  /** Lines that are not complete JSON rows (a torn last line after a crash): reported, never fatal. */
-  skipped: { line: number; text: string }[];
+  skipped: SkippedLine[];
 }
 
-/** Reads every row of a bundle's index.jsonl in order; a missing index is an empty bundle. */
+/** Every row, in order: for small bundles and tests; large readers fold over forEachRowHead. */
 export const readIndex = (dir: string): IndexRead => {
-  const file = join(dir, indexFile);
-  const result: IndexRead = { rows: [], skipped: [] };
-  if (!existsSync(file)) return result;
-  const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i] as string;
-    if (text === '') continue;
-    try {
-      const row = JSON.parse(text) as IndexRow;
-      if (typeof row.key !== 'string' || typeof row.outcome !== 'string') throw new Error('not a row');
-      result.rows.push(row);
-    } catch {
-      result.skipped.push({ line: i + 1, text: text.slice(0, 200) });
-    }
-  }
-  return result;
-};
-
-/** The latest row per key: the one that counts for every reader (summary, show, compare, resume). */
-export const latestByKey = (rows: readonly IndexRow[]): Map<string, IndexRow> => {
-  const latest = new Map<string, IndexRow>();
-  for (const row of rows) latest.set(row.key, row);
-  return latest;
+  const rows: IndexRow[] = [];
+  const skipped = forEachRowHead(dir, (head) => rows.push(head.row()));
+  return { rows, skipped };
 };

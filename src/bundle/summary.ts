@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Outcome } from '../records.js';
 import { writeFileAtomic } from './atomic.js';
-import { latestByKey, readIndex } from './reader.js';
+import { forEachRowHead, readRowsAt } from './reader.js';
 import type { IndexRow } from './row.js';
 import { summaryFile } from './writer.js';
 
@@ -31,7 +31,7 @@ export interface Summary {
   targets: TargetSummary[];
   usage: { input_tokens: number; output_tokens: number; cost_usd: number };
   duration_ms: { mean: number; p50: number; p95: number };
-  /** Groups (commands) whose rows the bundle holds, in order of first appearance. */
+  /** Groups (commands) whose rows are the latest of some case, in the order those rows were written. */
   groups: string[];
   /** True when the latest rows come from more than one group or their fingerprints drifted. */
   mixed: boolean;
@@ -65,8 +65,40 @@ const sumUsage = (rows: readonly IndexRow[]) => ({
   cost_usd: rows.reduce((a, r) => a + r.usage.cost_usd, 0),
 });
 
-export const buildSummary = (runId: string, rows: readonly IndexRow[], skippedLines = 0): Summary => {
-  const latest = [...latestByKey(rows).values()];
+/** What a pass over index.jsonl keeps: the latest row per key, and enough to tell a mixed bundle. */
+export interface IndexDigest {
+  latest: Map<string, IndexRow>;
+  groups: string[];
+  drifted: boolean;
+  skippedLines: number;
+}
+
+/**
+ * One streaming pass over a bundle's index that parses only the latest row of each key: memory and time grow
+ * with the bundle's cases, not with how many times they ran.
+ */
+export const digestIndex = (dir: string): IndexDigest => {
+  const places = new Map<string, { offset: number; length: number; fingerprint: string | undefined }>();
+  let drifted = false;
+  const skipped = forEachRowHead(dir, (head) => {
+    const seen = places.get(head.key);
+    if (seen && seen.fingerprint !== head.fingerprint) drifted = true;
+    places.set(head.key, { offset: head.offset, length: head.length, fingerprint: head.fingerprint });
+  });
+  const latest = new Map<string, IndexRow>();
+  const groups = new Set<string>();
+  for (const row of readRowsAt(
+    dir,
+    [...places.values()].sort((a, b) => a.offset - b.offset),
+  )) {
+    latest.set(row.key, row);
+    groups.add(row.group_id);
+  }
+  return { latest, groups: [...groups], drifted, skippedLines: skipped.length };
+};
+
+export const buildSummary = (runId: string, digest: IndexDigest): Summary => {
+  const latest = [...digest.latest.values()];
   const counts = emptyCounts();
   const byTarget = new Map<string, IndexRow[]>();
   for (const row of latest) {
@@ -89,15 +121,7 @@ export const buildSummary = (runId: string, rows: readonly IndexRow[], skippedLi
       usage: sumUsage(list),
     };
   });
-  const groups = [...new Set(rows.map((r) => r.group_id))];
   const latestGroups = new Set(latest.map((r) => r.group_id));
-  const fingerprints = new Map<string, string>();
-  let drifted = false;
-  for (const row of rows) {
-    const seen = fingerprints.get(row.key);
-    if (seen !== undefined && seen !== row.fingerprint) drifted = true;
-    fingerprints.set(row.key, row.fingerprint);
-  }
   return {
     schema: 'proctor.summary/1',
     run_id: runId,
@@ -106,16 +130,15 @@ export const buildSummary = (runId: string, rows: readonly IndexRow[], skippedLi
     targets,
     usage: sumUsage(latest),
     duration_ms: durations(latest.map((r) => r.duration_ms)),
-    groups,
-    mixed: latestGroups.size > 1 || drifted,
-    skipped_lines: skippedLines,
+    groups: digest.groups,
+    mixed: latestGroups.size > 1 || digest.drifted,
+    skipped_lines: digest.skippedLines,
   };
 };
 
 /** Rebuilds summary.json from the bundle's index and writes it atomically. */
 export const writeSummary = (dir: string, runId: string): Summary => {
-  const { rows, skipped } = readIndex(dir);
-  const summary = buildSummary(runId, rows, skipped.length);
+  const summary = buildSummary(runId, digestIndex(dir));
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
   return summary;

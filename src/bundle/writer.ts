@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { type CaseResult, toIndexRow } from './row.js';
@@ -45,9 +45,19 @@ export class BundleWriter {
   appendRow(result: CaseResult): void {
     if (this.fd === undefined) {
       this.ensureDir();
-      this.fd = openSync(join(this.dir, indexFile), 'a');
+      this.fd = openSync(join(this.dir, indexFile), 'a+');
+      this.endTornLine(this.fd);
     }
     writeSync(this.fd, `${JSON.stringify(toIndexRow(result))}\n`);
+  }
+
+  /** A crash can leave a last line without its newline; the next row must not be glued onto it. */
+  private endTornLine(fd: number): void {
+    const size = fstatSync(fd).size;
+    if (size === 0) return;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) writeSync(fd, '\n');
   }
 
   close(): void {

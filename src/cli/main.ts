@@ -18,6 +18,12 @@ const nonNegativeInt = (value: string): number => {
   return n;
 };
 
+const nonNegativeNumber = (value: string): number => {
+  const n = Number(value);
+  if (!(n >= 0)) throw new InvalidArgumentError('expected a non-negative number');
+  return n;
+};
+
 const positiveNumber = (value: string): number => {
   const n = Number(value);
   if (!(n > 0)) throw new InvalidArgumentError('expected a positive number');
@@ -43,6 +49,10 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--timeout <seconds>', 'seconds before a case times out', positiveNumber)
     .option('-o, --output <dir>', 'results bundle directory (default .proctor/results/<run_id>)')
     .option('-q, --quiet', 'print only the final summary')
+    .option('--resume <run>', 'skip the cases a run finished (passed or failed), run the rest, append to its bundle')
+    .option('--rerun-failed <run>', 'run exactly the cases whose latest result in a run is failed or error')
+    .option('--allow-drift', 'let --resume keep results of cases whose prompt, vars, target or graders changed')
+    .option('--dry-run', 'plan and print what would run; run and write nothing')
     .action(async (paths: string[], opts) => {
       const { evalRun } = await import('./commands/eval-run.js');
       setCode(await evalRun(paths, opts));
@@ -54,6 +64,36 @@ const program = (setCode: (code: number) => void): Command => {
     .action(async (paths: string[]) => {
       const { evalValidate } = await import('./commands/eval-validate.js');
       setCode(evalValidate(paths));
+    });
+
+  const task = root.command('task').description('run and check task files');
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+  task
+    .command('run')
+    .description('run a task (*.task.yaml) through the configured runner and follow it')
+    .argument('<task>', 'a task file')
+    .option('--target <name>', 'target of prompt steps that name none')
+    .option('-k, --k <n>', "instances to run (default: one per entry of the file's seeds, else 1)", positiveInt)
+    .option('--seed <key=value>', 'substituted for {{ seed.key }} in every string (repeatable)', collect)
+    .option('--set <key=value>', 'a per-run override, recorded as metadata.user_overrides (repeatable)', collect)
+    .option('--output-dir <dir>', "write each run's final context, journal and artifacts here")
+    .option('--context-json <file>', 'start from this saved context (e.g. a context.json of --output-dir)')
+    .option('--start-step <step>', 'with --context-json: the step to continue from; earlier steps are seeded')
+    .option('--keep', 'leave workspaces and services up; hold until Ctrl-C, then tear down')
+    .option('--retries <n>', 'retries of an infrastructure error in a step', nonNegativeInt)
+    .action(async (file: string, opts) => {
+      const { taskRun } = await import('./commands/task-run.js');
+      setCode(await taskRun(file, opts));
+    });
+  task
+    .command('validate')
+    .description('check task files without running anything')
+    .argument('<tasks...>', 'task files')
+    .option('--seed <key=value>', 'seed values to check with (repeatable)', collect)
+    .option('--target <name>', 'target of prompt steps that name none')
+    .action(async (files: string[], opts: { seed?: string[]; target?: string }) => {
+      const { taskValidate } = await import('./commands/task-validate.js');
+      setCode(taskValidate(files, opts));
     });
 
   const results = root.command('results').description('read results bundles');
@@ -96,6 +136,24 @@ const program = (setCode: (code: number) => void): Command => {
     .action(async (runId: string, opts: { json?: boolean }) => {
       const { runsShow } = await import('./commands/runs-show.js');
       setCode(await runsShow(runId, opts));
+    });
+  runs
+    .command('cancel')
+    .description('cancel a run through its owner; a run of another process is asked to stop and waited for')
+    .argument('<run_id>')
+    .option('--wait <seconds>', 'how long to wait for the owner to stop the run (default 10)', nonNegativeNumber)
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { wait?: number; json?: boolean }) => {
+      const { runsCancel } = await import('./commands/runs-cancel.js');
+      setCode(await runsCancel(runId, opts));
+    });
+  runs
+    .command('gc')
+    .description('mark FAILED every unfinished run whose owning process is gone, and list them')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { runsGc } = await import('./commands/runs-gc.js');
+      setCode(await runsGc(opts));
     });
   return root;
 };

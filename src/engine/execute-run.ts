@@ -1,5 +1,6 @@
 import { toErrorRecord } from '../errors.js';
 import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
+import { replay } from './context.js';
 import { recordCase, taskOutcome } from './record-case.js';
 import { runTask } from './run-task.js';
 import type { Services } from './services.js';
@@ -21,12 +22,14 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
   const startedAt = Date.now();
   if (!(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
   try {
+    // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
+    const journal = await env.store.readJournal(req.instanceId);
     const result = await runTask(req, {
       store: env.store,
       services: env.services,
       signal: env.signal,
-      context: structuredClone(req.context),
-      journalLength: 0,
+      context: replay(req.context, journal),
+      journalLength: journal.at(-1)?.seq ?? 0,
     });
     const finish = req.case
       ? await recordCase(req as RunRequest & { case: CaseSpec }, result, env.services, startedAt)

@@ -3,6 +3,7 @@ import { artifactDir } from '../bundle/writer.js';
 import type { ErrorRecord } from '../errors.js';
 import { addUsage, type Outcome, type Usage, zeroUsage } from '../records.js';
 import type { RunFinish } from '../store/store.js';
+import { isSnapshotOutput, type SnapshotOutput } from './artifacts.js';
 import type { TaskRunResult } from './run-task.js';
 import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
@@ -56,7 +57,19 @@ export const recordCase = async (
   const artifacts = artifactDir(c.key, c.attempt);
   const bundle = services.bundle(c.bundleDir);
   const output = outputs.map((o) => o.text).join('\n');
+  // The bundle keeps one flat folder per case: a snapshot's tree goes in as one JSON file beside its diff.
+  const snapshots = result.steps.filter((s) => isSnapshotOutput(s.output));
+  const snapshotFiles = Object.fromEntries(
+    snapshots.flatMap((s) => {
+      const o = s.output as unknown as SnapshotOutput;
+      return [
+        ...(o.diff !== null ? [[`${s.stepId}.diff`, o.diff]] : []),
+        [`${s.stepId}.files.json`, JSON.stringify(o.files, null, 2)],
+      ];
+    }),
+  );
   bundle.writeArtifacts(c.key, c.attempt, {
+    ...snapshotFiles,
     'result.json': JSON.stringify(
       { identity: c.identity, outcome, score, error, output, steps: result.steps },
       null,

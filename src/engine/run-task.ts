@@ -1,12 +1,18 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
-import type { JournalEntry, Store } from '../store/store.js';
+import type { ContextOp, Store } from '../store/store.js';
 import { applyOps } from './context.js';
+import { dependencies, span } from './dag.js';
+import { JournalWriter, StaleCompletionError } from './journal.js';
+import { redact, secretValues } from './redact.js';
+import { resourcesOf, workspaceOf } from './resources.js';
 import { defaultRetryPolicy, withRetries } from './retry.js';
 import type { Services } from './services.js';
 import { steps } from './steps/registry.js';
-import type { StepDef } from './steps/step.js';
-import type { RunRequest, StepSpec } from './task.js';
+import type { StepDef, StepResult } from './steps/step.js';
+import { metadataKeys, type RunRequest, type StepSpec } from './task.js';
+import { tearDown, teardownEntryId } from './teardown.js';
+import { undoOps } from './undo.js';
 
 export interface StepRecord {
   stepId: string;
@@ -27,9 +33,14 @@ export interface TaskRunEnv {
   store: Store;
   services: Services;
   signal: AbortSignal;
-  /** The instance's starting context and how many journal entries it already holds. */
+  /** The instance's context so far (its stored start, with any journal replayed) and how many entries it holds. */
   context: JsonObject;
   journalLength: number;
+}
+
+/** What a rollback journals as its output, so readers can tell it from a step's completion. */
+export interface RollbackOutput {
+  rollback: { from: string; to: string; span: string[]; retry: number };
 }
 
 const stepDef = (type: string): StepDef => {
@@ -38,20 +49,22 @@ const stepDef = (type: string): StepDef => {
   return def;
 };
 
-const dependencies = (spec: StepSpec, index: number, all: readonly StepSpec[]): string[] =>
-  spec.dependsOn ?? all.slice(0, index).map((s) => s.id);
+const overridesOf = (metadata: JsonObject): Record<string, string> => {
+  const raw = metadata[metadataKeys.userOverrides];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)]));
+};
 
 /** Runs one step to completion: retries retryable errors, and turns its own deadline into a `timeout` error. */
-const runStep = async (
+const runStep = (
   spec: StepSpec,
   req: RunRequest,
   context: JsonObject,
   env: TaskRunEnv,
   record: StepRecord,
-): Promise<{ ops: JournalEntry['ops']; output: Json }> => {
+): Promise<StepResult> => {
   const def = stepDef(spec.type);
-  // The plan layer validated every step config when it built the task; parsing again per run is pure cost.
-  const config = spec.config;
+  const keep = req.metadata[metadataKeys.keep] === true;
   return withRetries(
     defaultRetryPolicy(req.retries),
     env.signal,
@@ -59,11 +72,18 @@ const runStep = async (
       const deadline = spec.timeoutS ? AbortSignal.timeout(spec.timeoutS * 1000) : undefined;
       const signal = deadline ? AbortSignal.any([env.signal, deadline]) : env.signal;
       try {
-        return await def.execute(config, {
+        // The plan layer validated every step config when it built the task; parsing again applies defaults.
+        return await def.execute(def.config.parse(spec.config), {
           stepId: spec.id,
           runId: req.runId,
+          instanceId: req.instanceId,
           context,
           vars: req.task.vars,
+          overrides: overridesOf(req.metadata),
+          workspace: workspaceOf(context),
+          baseDir: spec.baseDir ?? process.cwd(),
+          workRoot: req.task.workRoot ?? `${process.cwd()}/.proctor/work`,
+          keep,
           signal,
           services: env.services,
         });
@@ -81,49 +101,95 @@ const runStep = async (
 
 /**
  * Walks the task's DAG: a step starts once every step it depends on has completed, independent steps run
- * together, and each completion is journaled (its context change and output) before dependents start.
+ * together, and each completion is journaled (its context change and output, secrets redacted) before
+ * dependents start. A step with `retry` that fails rolls the context back to before its span and re-runs it.
+ * Whatever the run made is torn down at the end, unless `--keep` and the run ended on its own.
  */
 export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRunResult> => {
   const specs = req.task.steps;
   const context = env.context;
+  const secrets = secretValues(env.services.env, req.task);
   const records = new Map<string, StepRecord>(
     specs.map((s) => [s.id, { stepId: s.id, status: 'skipped', attempts: 0, output: null, error: null }]),
   );
   const done = new Set<string>();
+  const started = new Set<string>();
+  const running = new Map<string, Promise<void>>();
+  /** Per completed step: its journal position and the ops that undo it, for a rollback. */
+  const undo = new Map<string, { seq: number; ops: ContextOp[] }>();
+  const rollbacks = new Map<string, number>();
+  const writer = new JournalWriter(env.store, req.instanceId, env.journalLength, secrets);
+  const journal = writer.append.bind(writer);
+  let failure: ErrorRecord | null = null;
+  let canceled = false;
+
   const startIndex = req.startStep ? specs.findIndex((s) => s.id === req.startStep) : 0;
   for (const spec of specs.slice(0, Math.max(0, startIndex))) {
     done.add(spec.id);
+    started.add(spec.id);
     (records.get(spec.id) as StepRecord).status = 'seeded';
+    await journal(spec.id, 0, [], { seeded: true });
   }
-  let seq = env.journalLength;
-  let failure: ErrorRecord | null = null;
-  let canceled = false;
-  const started = new Set<string>(done);
-  const running = new Map<string, Promise<void>>();
+
+  const rollBack = async (spec: StepSpec): Promise<void> => {
+    const retry = spec.retry as { from: string; max: number };
+    const n = (rollbacks.get(spec.id) ?? 0) + 1;
+    rollbacks.set(spec.id, n);
+    const ids = span(specs, retry.from, spec.id);
+    const completed = ids
+      .filter((id) => undo.has(id))
+      .sort((a, b) => (undo.get(b)?.seq ?? 0) - (undo.get(a)?.seq ?? 0));
+    // What the span started must stop before its record goes: the re-run makes its own.
+    const made = resourcesOf(context).filter(([id]) => ids.includes(id));
+    await tearDown(made, context);
+    const ops = completed.flatMap((id) => undo.get(id)?.ops ?? []);
+    const output: RollbackOutput = { rollback: { from: retry.from, to: spec.id, span: ids, retry: n } };
+    await journal(spec.id, records.get(spec.id)?.attempts ?? 1, ops, output as unknown as Json);
+    applyOps(context, ops);
+    for (const id of ids) {
+      done.delete(id);
+      started.delete(id);
+      undo.delete(id);
+      const r = records.get(id) as StepRecord;
+      Object.assign(r, { status: 'skipped', output: null, error: null });
+    }
+  };
+
+  const canRetry = (spec: StepSpec): boolean =>
+    spec.retry !== undefined && (rollbacks.get(spec.id) ?? 0) < spec.retry.max && !env.signal.aborted;
 
   const launch = (spec: StepSpec): void => {
     started.add(spec.id);
     const record = records.get(spec.id) as StepRecord;
-    const work = runStep(spec, req, context, env, record).then(async ({ ops, output }) => {
-      const entry = { instanceId: req.instanceId, seq: ++seq, stepId: spec.id, attempt: record.attempts, ops, output };
-      if (!(await env.store.appendJournal({ ...entry, createdAt: Date.now() }))) {
-        throw new ProctorError('internal', `journal position ${entry.seq} of ${req.instanceId} is taken: stale run`);
-      }
-      applyOps(context, ops);
+    const work = runStep(spec, req, context, env, record).then(async ({ ops, output, passed }) => {
+      const reverse = undoOps(context, ops);
+      const at = await journal(spec.id, record.attempts, ops, output);
+      applyOps(context, redact(ops, secrets));
+      undo.set(spec.id, { seq: at, ops: reverse });
       record.status = 'completed';
-      record.output = output;
-      done.add(spec.id);
+      record.output = redact(output, secrets);
+      if (passed === false && canRetry(spec)) await rollBack(spec);
+      else done.add(spec.id);
     });
     running.set(
       spec.id,
       work
-        .catch((error: unknown) => {
-          record.status = 'failed';
+        .catch(async (error: unknown) => {
           if (error instanceof CanceledError || env.signal.aborted) {
+            record.status = 'failed';
             canceled = true;
             return;
           }
-          record.error = toErrorRecord(error);
+          if (canRetry(spec) && !(error instanceof StaleCompletionError)) {
+            try {
+              await rollBack(spec);
+              return;
+            } catch (rollbackError) {
+              error = rollbackError;
+            }
+          }
+          record.status = 'failed';
+          record.error = redact(toErrorRecord(error), secrets);
           if (spec.failTaskOnError === false) done.add(spec.id);
           else failure ??= record.error;
         })
@@ -141,5 +207,13 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     await Promise.race(running.values());
   }
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
+  const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
+  const held = resourcesOf(context);
+  if (!keep && held.length > 0) {
+    const ops = await tearDown(held, context);
+    // The store may be what failed; the resources are gone either way, and the run's status says why.
+    await journal(teardownEntryId, 1, ops, { teardown: true }).catch(() => {});
+    applyOps(context, ops);
+  }
   return { status, context, error: failure, steps: [...records.values()] };
 };

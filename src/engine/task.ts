@@ -9,6 +9,10 @@ export interface StepSpec {
   /** Default true: an error in this step fails the task. */
   failTaskOnError?: boolean;
   timeoutS?: number;
+  /** After an error (or a failed verification), roll back to step `from` and re-run that span, at most `max` times. */
+  retry?: { from: string; max: number };
+  /** Directory of the file that declared the step: its relative paths (template, module) resolve here. */
+  baseDir?: string;
   config: JsonObject;
 }
 
@@ -18,6 +22,8 @@ export interface TaskSpec {
   description?: string;
   vars: JsonObject;
   steps: StepSpec[];
+  /** Where workspaces and service logs are made (`<project>/.proctor/work`); absolute. */
+  workRoot?: string;
 }
 
 /** An eval case riding on a run: where its bundle row goes and what identifies it. */
@@ -48,3 +54,11 @@ export interface RunRequest {
   case?: CaseSpec;
   startStep?: string;
 }
+
+/** Metadata keys the engine reads. */
+export const metadataKeys = {
+  /** `--set key=value` of `proctor task run`: steps read them as `ctx.overrides`. */
+  userOverrides: 'user_overrides',
+  /** `--keep`: a run that ends on its own leaves its workspaces and services up for the CLI to hold. */
+  keep: 'keep',
+} as const;

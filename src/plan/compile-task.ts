@@ -2,8 +2,20 @@ import type { TaskSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import type { PlannedCase } from './matrix.js';
+import type { AssertionSpec } from './spec.js';
 
 export const caseVerifier = 'main';
+
+/** An assertion as a verify step's config carries it. */
+export const assertionConfig = (a: AssertionSpec): JsonObject => ({
+  kind: a.type,
+  negate: a.negate,
+  weight: a.weight,
+  required: a.required,
+  ...(a.id !== undefined ? { id: a.id } : {}),
+  ...(a.threshold !== undefined ? { threshold: a.threshold } : {}),
+  config: a.config,
+});
 
 /** The task an eval case compiles into: a prompt step, then a verify step grading its output. */
 export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec => ({
@@ -28,17 +40,7 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
         threshold: c.threshold,
         baseDir: c.evalDir,
         test: c.test.id,
-        assert: c.assert.map(
-          (a): JsonObject => ({
-            kind: a.type,
-            negate: a.negate,
-            weight: a.weight,
-            required: a.required,
-            ...(a.id !== undefined ? { id: a.id } : {}),
-            ...(a.threshold !== undefined ? { threshold: a.threshold } : {}),
-            config: a.config,
-          }),
-        ),
+        assert: c.assert.map(assertionConfig),
       },
     },
   ],

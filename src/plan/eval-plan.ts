@@ -1,4 +1,6 @@
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { readSummary } from '../bundle/summary.js';
+import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
@@ -6,6 +8,9 @@ import { loadProjectConfig } from './config.js';
 import type { Env } from './env.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
+import { type PriorResults, readPriorResults } from './prior-results.js';
+import { resultsDir, selectBundle } from './select-bundle.js';
+import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
 import type { ProjectConfig } from './spec.js';
 
 export const defaultMaxConcurrency = 4;
@@ -17,25 +22,64 @@ export interface EvalRunFlags {
   retries?: number;
   repeat?: number;
   timeoutS?: number;
-  /** Bundle directory; default `.proctor/results/<run_id>`. */
+  /** Bundle directory; default `.proctor/results/<run_id>`, or the bundle resumed. */
   output?: string;
+  /** A run id, bundle directory or index.jsonl: skip its final cases, run the rest, append to it. */
+  resume?: string;
+  /** The same selectors: run exactly its failed and errored cases. */
+  rerunFailed?: string;
+  /** Let --resume keep results of cases whose prompt, vars, target or graders changed. */
+  allowDrift?: boolean;
 }
 
 export interface EvalRunPlan {
   config: ProjectConfig;
-  /** The eval run's id: its cases' group, and its bundle's name. */
+  /** The eval run's id: its cases' group, and the name of a new bundle. */
   groupId: string;
   bundleDir: string;
+  /** The bundle's own run id: this run's for a new bundle, the first run's for one appended to. */
+  bundleRunId: string;
   maxConcurrency: number;
+  /** Every case of the current suite. */
   cases: PlannedCase[];
+  /** What `--resume` or `--rerun-failed` chose, when given. */
+  selection?: Selection & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
   requests: SubmitRequest[];
 }
 
-export const resultsDir = (config: ProjectConfig): string => join(config.root, '.proctor', 'results');
+const describeCase = (c: PlannedCase): string =>
+  `${c.identity.eval} · ${c.identity.test} · ${c.identity.prompt} · ${c.identity.target}${c.identity.sample ? ` #${c.identity.sample}` : ''}`;
+
+/** Reads the earlier bundle and picks the cases to run; refuses a resume whose cases changed underneath it. */
+const selectFromPrior = (
+  config: ProjectConfig,
+  cwd: string,
+  cases: PlannedCase[],
+  flags: EvalRunFlags,
+): { selection: NonNullable<EvalRunPlan['selection']>; prior: PriorResults } => {
+  if (flags.resume && flags.rerunFailed) {
+    throw new InputError('--resume and --rerun-failed cannot be combined', undefined, 'choose one of them');
+  }
+  const mode = flags.resume ? 'resume' : 'rerun-failed';
+  const from = selectBundle((flags.resume ?? flags.rerunFailed) as string, config, cwd);
+  const prior = readPriorResults(from, config.root, [...new Set(cases.map((c) => c.identity.eval))]);
+  const selection = mode === 'resume' ? selectResume(cases, prior) : selectRerunFailed(cases, prior);
+  if (mode === 'resume' && selection.drifted.length && !flags.allowDrift) {
+    const shown = selection.drifted.slice(0, 20).map((c) => `  ${describeCase(c)}`);
+    const more = selection.drifted.length > 20 ? [`  … and ${selection.drifted.length - 20} more`] : [];
+    throw new InputError(
+      `${selection.drifted.length} case(s) changed since ${from} (prompt, vars, target config or graders):\n${[...shown, ...more].join('\n')}`,
+      undefined,
+      'resume with --allow-drift to keep their old results anyway, or start a new run',
+    );
+  }
+  return { selection: { ...selection, mode, from, skippedLines: prior.skipped.length }, prior };
+};
 
 /**
- * Loads and validates everything a run needs and compiles each case into its task. Throws InputError on bad
- * input before anything is written, so a bad file never leaves a half-made bundle or store record.
+ * Loads and validates everything a run needs, selects the cases (all, or those `--resume` / `--rerun-failed`
+ * leave to run) and compiles each into its task. Throws InputError on bad input before anything is written,
+ * so a bad file never leaves a half-made bundle or store record.
  */
 export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRunFlags, env: Env): EvalRunPlan => {
   const config = loadProjectConfig(cwd, env);
@@ -48,13 +92,19 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
     config.defaults.maxConcurrency ??
     defaultMaxConcurrency;
   const groupId = newId();
-  const bundleDir = flags.output ? resolve(cwd, flags.output) : join(resultsDir(config), groupId);
+  const chosen = flags.resume || flags.rerunFailed ? selectFromPrior(config, cwd, cases, flags) : undefined;
+  const selection = chosen?.selection;
+  // A resume or rerun appends to the bundle it read, unless --output names another.
+  const appendTo = selection && !flags.output ? selection.from : undefined;
+  const bundleDir = appendTo ?? (flags.output ? resolve(cwd, flags.output) : join(resultsDir(config), groupId));
+  const bundleRunId = appendTo ? (readSummary(appendTo)?.run_id ?? basename(appendTo)) : groupId;
+  const attempts = appendTo ? chosen?.prior.byKey : undefined;
   const groupLimit = { key: `group:${groupId}`, limit: maxConcurrency };
-  const requests = cases.map((c) =>
+  const requests = (selection?.run ?? cases).map((c) =>
     caseRequest(c, {
       groupId,
       bundleDir,
-      attempt: 1,
+      attempt: (attempts?.get(c.key)?.rows ?? 0) + 1,
       retries: flags.retries ?? c.eval.options.retries ?? config.defaults.retries ?? defaultRetries,
       timeoutS: flags.timeoutS ?? c.eval.options.timeoutS ?? config.defaults.timeoutS,
       limits: c.target.maxConcurrency
@@ -62,5 +112,14 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
         : [groupLimit],
     }),
   );
-  return { config, groupId, bundleDir, maxConcurrency, cases, requests };
+  return {
+    config,
+    groupId,
+    bundleDir,
+    bundleRunId,
+    maxConcurrency,
+    cases,
+    ...(selection ? { selection } : {}),
+    requests,
+  };
 };

@@ -2,8 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
-import { resultsDir } from './eval-plan.js';
 import type { ProjectConfig } from './spec.js';
+
+export const resultsDir = (config: ProjectConfig): string => join(config.root, '.proctor', 'results');
 
 /**
  * The bundle directory a `<run>` names: a run id under .proctor/results, a bundle directory, or an

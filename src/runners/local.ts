@@ -3,13 +3,19 @@ import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
-import { currentOwner } from './owner.js';
+import { currentOwner, defaultHeartbeatMs, defaultLeaseMs } from './owner.js';
+import { reconcileOrphans } from './reconcile.js';
 import type { ConcurrencyLimit, Runner, SubmitRequest, Submitted } from './runner.js';
 
 export interface LocalRunnerOptions {
   /** How many runs execute at once in this process. */
   workers: number;
+  /** How often this runner marks its runs seen and, once started, reconciles orphans. */
   heartbeatMs?: number;
+  /** How long a run of another host may go unseen before reconciliation takes it for an orphan. */
+  leaseMs?: number;
+  /** How often this runner looks for cancel requests other processes recorded against its runs. */
+  cancelPollMs?: number;
   /** How long stop() waits for running runs to tear down. */
   stopTimeoutMs?: number;
   env?: Readonly<Record<string, string | undefined>>;
@@ -21,10 +27,17 @@ interface Queued {
   limits: ConcurrencyLimit[];
 }
 
+const canceled = { status: 'CANCELED', outcome: 'canceled' } as const;
+
 /**
  * Executes runs in this process. Runs wait in buckets by the limits they share (typically one bucket per
  * target), and a free worker takes the next run of the first bucket, in turn, whose limits have room: one
  * work-conserving queue, so a slow target never holds slots another target could use.
+ *
+ * Every run names this process as its owner from the moment it is submitted, QUEUED included, so another
+ * process's reconciler spares it while this process lives. While it holds runs, one timer renews their
+ * `seen_at` and honours cancel requests recorded in the store by processes that do not own them (`runs
+ * cancel`); once started, the same timer reconciles orphans.
  */
 export class LocalRunner implements Runner {
   private readonly buckets = new Map<string, Queued[]>();
@@ -35,7 +48,11 @@ export class LocalRunner implements Runner {
   private readonly services: Services;
   private readonly owner: RunOwner;
   private seq = 0;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private lastHeartbeat = 0;
+  private lastReconcile = 0;
+  private started = false;
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -69,11 +86,20 @@ export class LocalRunner implements Runner {
         spec: r.task as unknown as RunRequest['metadata'],
         context: r.context,
         startStep: r.startStep,
+        owner: this.owner,
       })),
     );
+    const submitted = queued.map(({ request }) => ({ runId: request.runId, instanceId: request.instanceId }));
+    if (this.stopping) {
+      // A stopped runner executes nothing more; left QUEUED, these would wait for a reconciler to fail them.
+      const now = Date.now();
+      await Promise.all(submitted.map((s) => this.store.finishRun(s.runId, canceled, now)));
+      return submitted;
+    }
     for (const q of queued) this.enqueue(q);
     this.pump();
-    return queued.map(({ request }) => ({ runId: request.runId, instanceId: request.instanceId }));
+    this.schedule();
+    return submitted;
   }
 
   status(runId: string): Promise<RunRecord | undefined> {
@@ -83,6 +109,7 @@ export class LocalRunner implements Runner {
   async cancel(runId: string): Promise<boolean> {
     const running = this.active.get(runId);
     if (running) {
+      // The run records its own end: CANCELED, or its real outcome when it finished first.
       running.controller.abort();
       await running.done;
       return true;
@@ -91,14 +118,21 @@ export class LocalRunner implements Runner {
       const index = bucket.findIndex((q) => q.request.runId === runId);
       if (index >= 0) {
         bucket.splice(index, 1);
-        await this.store.finishRun(runId, { status: 'CANCELED', outcome: 'canceled' }, Date.now());
+        await this.store.finishRun(runId, canceled, Date.now());
+        this.schedule();
         return true;
       }
     }
     return false;
   }
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    if (this.started || this.stopping) return;
+    this.started = true;
+    this.lastReconcile = Date.now();
+    await this.reconcile();
+    this.schedule();
+  }
 
   stop(): Promise<void> {
     this.stopping ??= this.drain();
@@ -106,16 +140,21 @@ export class LocalRunner implements Runner {
   }
 
   private async drain(): Promise<void> {
+    this.started = false;
     const queued = [...this.buckets.values()].flat();
     this.buckets.clear();
     this.bucketOrder.length = 0;
     const now = Date.now();
-    for (const q of queued)
-      await this.store.finishRun(q.request.runId, { status: 'CANCELED', outcome: 'canceled' }, now);
+    await Promise.all(queued.map((q) => this.store.finishRun(q.request.runId, canceled, now)));
     for (const { controller } of this.active.values()) controller.abort();
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.options.stopTimeoutMs ?? 10_000).unref());
-    await Promise.race([Promise.all([...this.active.values()].map((a) => a.done)), timeout]);
-    this.stopHeartbeat();
+    let timeout: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timeout = setTimeout(resolve, this.options.stopTimeoutMs ?? 10_000);
+    });
+    await Promise.race([Promise.all([...this.active.values()].map((a) => a.done)), timedOut]);
+    clearTimeout(timeout);
+    this.unschedule();
+    await this.ticking;
     this.services.close();
   }
 
@@ -170,23 +209,70 @@ export class LocalRunner implements Runner {
       .finally(() => {
         this.active.delete(request.runId);
         for (const l of limits) this.inFlight.set(l.key, (this.inFlight.get(l.key) ?? 1) - 1);
-        if (this.active.size === 0) this.stopHeartbeat();
         this.pump();
+        this.schedule();
       });
     this.active.set(request.runId, { controller, done });
-    this.startHeartbeat();
   }
 
-  private startHeartbeat(): void {
-    if (this.heartbeat) return;
-    this.heartbeat = setInterval(() => {
-      void this.store.heartbeat([...this.active.keys()], Date.now()).catch(() => {});
-    }, this.options.heartbeatMs ?? 30_000);
-    this.heartbeat.unref();
+  private holdsRuns(): boolean {
+    if (this.active.size > 0) return true;
+    for (const bucket of this.buckets.values()) if (bucket.length > 0) return true;
+    return false;
   }
 
-  private stopHeartbeat(): void {
-    clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
+  /** Keeps the timer on exactly while there is something to do: runs held, or reconciliation once started. */
+  private schedule(): void {
+    const needed = !this.stopping && (this.started || this.holdsRuns());
+    if (!needed) {
+      this.unschedule();
+      return;
+    }
+    if (this.timer) return;
+    const every = Math.min(this.options.cancelPollMs ?? 1000, this.heartbeatMs());
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick().finally(() => {
+        this.ticking = undefined;
+      });
+    }, every);
+    // The timer serves the runs; it must not keep a finished command's process alive by itself.
+    this.timer.unref();
+  }
+
+  private unschedule(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private heartbeatMs(): number {
+    return this.options.heartbeatMs ?? defaultHeartbeatMs;
+  }
+
+  private async tick(): Promise<void> {
+    const now = Date.now();
+    try {
+      if (this.holdsRuns()) {
+        // cancel() ignores a run this runner does not hold (another runner of the same process may).
+        for (const runId of await this.store.cancelRequested(this.owner)) void this.cancel(runId);
+        if (now - this.lastHeartbeat >= this.heartbeatMs()) {
+          this.lastHeartbeat = now;
+          await this.store.heartbeat(this.owner, now);
+        }
+      }
+      if (this.started && now - this.lastReconcile >= this.heartbeatMs()) {
+        this.lastReconcile = now;
+        await this.reconcile();
+      }
+    } catch {
+      // A failed poll, heartbeat or sweep is retried on the next tick; a run's own writes surface store
+      // failures where they matter, and an unhandled rejection here would take the whole process down.
+    }
+  }
+
+  private reconcile(): Promise<unknown> {
+    return reconcileOrphans(this.store, {
+      leaseMs: this.options.leaseMs ?? defaultLeaseMs,
+      host: this.owner.host,
+    });
   }
 }

@@ -5,7 +5,7 @@ import type { Runner } from './runner.js';
 
 export interface RunnerConfig {
   kind: 'local' | 'queue';
-  config: { workers?: number; heartbeatMs?: number };
+  config: { workers?: number; heartbeatMs?: number; leaseMs?: number };
 }
 
 /**
@@ -17,6 +17,7 @@ export const openRunner = (runner: RunnerConfig, store: Store, defaultWorkers: n
     return new LocalRunner(store, {
       workers: runner.config.workers ?? defaultWorkers,
       ...(runner.config.heartbeatMs ? { heartbeatMs: runner.config.heartbeatMs } : {}),
+      ...(runner.config.leaseMs ? { leaseMs: runner.config.leaseMs } : {}),
     });
   }
   throw new InputError(`runner kind "${runner.kind}" is not available yet`, undefined, 'set [runner] kind = "local"');

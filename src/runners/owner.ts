@@ -27,6 +27,8 @@ export const processStartTime = (pid: number): number | undefined => {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // A killed process stays a zombie until its parent reaps it: it runs nothing and owns nothing.
+    if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
     const ticks = Number(fields[19]);
     return (boot ?? 0) + Math.round((ticks * 1000) / ticksPerSecond);
   } catch {
@@ -43,6 +45,21 @@ export const isProcessAlive = (pid: number): boolean => {
   }
 };
 
+/** Whether a recorded owner on this host still runs: `exited`, or `reused` when its pid now names another process. */
+export type OwnerProcessState = 'alive' | 'exited' | 'reused';
+
+// Both times come from the same /proc arithmetic, so they agree to the tick; a second of slack absorbs rounding
+// in an owner recorded through the uptime fallback below.
+const startSlackMs = 1000;
+
+export const ownerProcessState = (owner: RunOwner): OwnerProcessState => {
+  // Without /proc (not Linux) only the pid can be checked; a reused pid then passes for the owner.
+  if (boot === undefined) return isProcessAlive(owner.pid) ? 'alive' : 'exited';
+  const started = processStartTime(owner.pid);
+  if (started === undefined) return 'exited';
+  return Math.abs(started - owner.startedAt) <= startSlackMs ? 'alive' : 'reused';
+};
+
 let self: RunOwner | undefined;
 
 export const currentOwner = (): RunOwner => {
@@ -53,3 +70,8 @@ export const currentOwner = (): RunOwner => {
   };
   return self;
 };
+
+/** How often an owner marks its runs seen (the seed's OWNER_SEEN_SECONDS). */
+export const defaultHeartbeatMs = 30_000;
+/** How long a run of another host may go unseen before it is taken for an orphan (OWNER_LEASE_SECONDS). */
+export const defaultLeaseMs = 120_000;

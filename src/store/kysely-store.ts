@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import type { Database, RunsTable } from './schema.js';
@@ -6,6 +6,8 @@ import type {
   InstanceRecord,
   JournalEntry,
   NewRun,
+  OrphanSelector,
+  OwnerSummary,
   ProgressRow,
   RunFilter,
   RunFinish,
@@ -38,9 +40,28 @@ const toRunRecord = (r: Selectable<RunsTable>): RunRecord => ({
       ? { host: r.ownerHost, pid: r.ownerPid, startedAt: num(r.ownerStartedAt) ?? 0 }
       : null,
   seenAt: num(r.seenAt),
+  cancelRequestedAt: num(r.cancelRequestedAt),
   createdAt: num(r.createdAt) ?? 0,
   startedAt: num(r.startedAt),
   finishedAt: num(r.finishedAt),
+});
+
+// Matches the runs of exactly this owner; the start time too, so a reused pid is another owner.
+const ownedBy = (owner: RunOwner) => (eb: ExpressionBuilder<Database, 'runs'>) =>
+  eb.and([
+    eb('ownerHost', '=', owner.host),
+    eb('ownerPid', '=', owner.pid),
+    eb('ownerStartedAt', '=', owner.startedAt),
+  ]);
+
+const finishColumns = (finish: RunFinish, now: number) => ({
+  status: finish.status,
+  outcome: finish.outcome ?? null,
+  score: finish.score ?? null,
+  errorKind: finish.error?.kind ?? null,
+  errorMessage: finish.error?.message ?? null,
+  errorRetryable: finish.error ? (finish.error.retryable ? 1 : 0) : null,
+  finishedAt: now,
 });
 
 // SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
@@ -127,6 +148,10 @@ export class KyselyStore implements Store {
               target: r.target ?? null,
               caseKey: r.caseKey ?? null,
               metadata: JSON.stringify(r.metadata),
+              ownerHost: r.owner?.host ?? null,
+              ownerPid: r.owner?.pid ?? null,
+              ownerStartedAt: r.owner?.startedAt ?? null,
+              seenAt: r.owner ? now : null,
               createdAt: now,
             })),
           )
@@ -158,15 +183,7 @@ export class KyselyStore implements Store {
     return this.batched(async (db) => {
       const result = await db
         .updateTable('runs')
-        .set({
-          status: finish.status,
-          outcome: finish.outcome ?? null,
-          score: finish.score ?? null,
-          errorKind: finish.error?.kind ?? null,
-          errorMessage: finish.error?.message ?? null,
-          errorRetryable: finish.error ? (finish.error.retryable ? 1 : 0) : null,
-          finishedAt: now,
-        })
+        .set(finishColumns(finish, now))
         .where('runId', '=', runId)
         .where('status', 'in', active)
         .executeTakeFirst();
@@ -182,6 +199,7 @@ export class KyselyStore implements Store {
   async listRuns(filter: RunFilter): Promise<RunRecord[]> {
     let query = this.db.selectFrom('runs').selectAll();
     if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.statuses) query = query.where('status', 'in', [...filter.statuses]);
     if (filter.groupId) query = query.where('groupId', '=', filter.groupId);
     const rows = await query
       .orderBy('createdAt', 'desc')
@@ -261,17 +279,67 @@ export class KyselyStore implements Store {
     }));
   }
 
-  async heartbeat(runIds: readonly string[], now: number): Promise<void> {
-    if (runIds.length === 0) return;
+  async heartbeat(owner: RunOwner, now: number): Promise<void> {
     await this.batched(async (db) => {
-      await db
-        .updateTable('runs')
-        .set({ seenAt: now })
-        .where('runId', 'in', [...runIds])
-        .where('status', '=', 'RUNNING')
-        .execute();
+      await db.updateTable('runs').set({ seenAt: now }).where('status', 'in', active).where(ownedBy(owner)).execute();
       return true;
     });
+  }
+
+  requestCancel(runId: string, now: number): Promise<boolean> {
+    return this.batched(async (db) => {
+      const result = await db
+        .updateTable('runs')
+        .set((eb) => ({ cancelRequestedAt: eb.fn.coalesce('cancelRequestedAt', eb.val(now)) }))
+        .where('runId', '=', runId)
+        .where('status', 'in', active)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    });
+  }
+
+  async cancelRequested(owner: RunOwner): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('runs')
+      .select('runId')
+      .where('status', 'in', active)
+      .where(ownedBy(owner))
+      .where('cancelRequestedAt', 'is not', null)
+      .execute();
+    return rows.map((r) => r.runId);
+  }
+
+  async runOwners(): Promise<OwnerSummary[]> {
+    const rows = await this.db
+      .selectFrom('runs')
+      .select((eb) => [
+        'ownerHost',
+        'ownerPid',
+        'ownerStartedAt',
+        eb.fn.countAll<number | string>().as('runs'),
+        eb.fn.min<number | string>(eb.fn.coalesce('seenAt', 'createdAt')).as('oldestSeenAt'),
+      ])
+      .where('status', 'in', active)
+      .groupBy(['ownerHost', 'ownerPid', 'ownerStartedAt'])
+      .execute();
+    return rows.map((r) => ({
+      owner:
+        r.ownerHost !== null && r.ownerPid !== null
+          ? { host: r.ownerHost, pid: r.ownerPid, startedAt: num(r.ownerStartedAt) ?? 0 }
+          : null,
+      runs: Number(r.runs),
+      oldestSeenAt: Number(r.oldestSeenAt),
+    }));
+  }
+
+  async failOrphans(selector: OrphanSelector, finish: RunFinish, now: number): Promise<RunRecord[]> {
+    const { owner, seenBefore } = selector;
+    let query = this.db.updateTable('runs').set(finishColumns(finish, now)).where('status', 'in', active);
+    query = owner ? query.where(ownedBy(owner)) : query.where('ownerHost', 'is', null);
+    if (seenBefore !== undefined)
+      query = query.where((eb) => eb(eb.fn.coalesce('seenAt', 'createdAt'), '<', seenBefore));
+    const rows = await query.returningAll().execute();
+    return rows.map(toRunRecord);
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,7 @@ export interface RunsTable {
   ownerPid: number | null;
   ownerStartedAt: number | null;
   seenAt: number | null;
+  cancelRequestedAt: number | null;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -49,6 +50,23 @@ export interface Database {
   journal: JournalTable;
 }
 
+/** Columns added after the first release: a store created before them gains them on open. */
+const laterColumns = [{ table: 'runs', column: 'cancel_requested_at', type: 'bigint' }] as const;
+
+const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
+  for (const { table, column, type } of laterColumns) {
+    const has = async (): Promise<boolean> =>
+      (await db.introspection.getTables()).some((t) => t.name === table && t.columns.some((c) => c.name === column));
+    if (await has()) continue;
+    try {
+      await db.schema.alterTable(table).addColumn(column, type).execute();
+    } catch (error) {
+      // Another process opening the same store may have added it first.
+      if (!(await has())) throw error;
+    }
+  }
+};
+
 /**
  * Creates the schema if absent. Every statement is idempotent, so any process (CLI, worker, explorer) may be
  * the first to open a store and two may race. Times are epoch milliseconds (bigint in PostgreSQL).
@@ -74,11 +92,15 @@ export const migrate = async (db: Kysely<Database>): Promise<void> => {
     .addColumn('owner_pid', 'integer')
     .addColumn('owner_started_at', 'bigint')
     .addColumn('seen_at', 'bigint')
+    .addColumn('cancel_requested_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('started_at', 'bigint')
     .addColumn('finished_at', 'bigint')
     .execute();
+  await addMissingColumns(db);
   await db.schema.createIndex('runs_group').ifNotExists().on('runs').columns(['group_id', 'status']).execute();
+  // The reconciler and every runner's poll read the non-terminal runs by status; without it each tick scans all.
+  await db.schema.createIndex('runs_status').ifNotExists().on('runs').columns(['status', 'owner_pid']).execute();
   await db.schema
     .createTable('instances')
     .ifNotExists()

@@ -31,6 +31,8 @@ export interface RunRecord {
   metadata: JsonObject;
   owner: RunOwner | null;
   seenAt: number | null;
+  /** When another process asked the owner to cancel this run; the owner polls for it and honours it. */
+  cancelRequestedAt: number | null;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -50,6 +52,11 @@ export interface NewRun {
   /** The starting context (seeded from `--context-json` or empty). */
   context: JsonObject;
   startStep?: string;
+  /**
+   * The submitting process. A QUEUED run names its submitter as owner until a worker claims it, so another
+   * process's reconciler can tell a live submitter's queue from an orphan that nothing will ever run.
+   */
+  owner?: RunOwner;
 }
 
 export interface InstanceRecord {
@@ -93,8 +100,25 @@ export interface ProgressRow {
 
 export interface RunFilter {
   status?: RunStatus;
+  /** Any of these statuses (with `status`, both must hold). */
+  statuses?: readonly RunStatus[];
   groupId?: string;
   limit?: number;
+}
+
+/** An owner of non-terminal runs, as the reconciler sees it: null when the runs name no owner. */
+export interface OwnerSummary {
+  owner: RunOwner | null;
+  runs: number;
+  /** The least recent `seen_at` (or creation time) among them: a lease is measured from it. */
+  oldestSeenAt: number;
+}
+
+/** Which non-terminal runs an orphan sweep fails: those of one owner (or ownerless), optionally only stale ones. */
+export interface OrphanSelector {
+  owner: RunOwner | null;
+  /** Only runs last seen before this time (epoch ms); absent: every run of the owner. */
+  seenBefore?: number;
 }
 
 /** The durable record every runner and every reader shares. Writes that would overwrite a terminal status are no-ops. */
@@ -111,7 +135,18 @@ export interface Store {
   /** Appends unless `seq` is already taken; false when refused. */
   appendJournal(entry: JournalEntry): Promise<boolean>;
   readJournal(instanceId: string): Promise<JournalEntry[]>;
-  /** Renews `seen_at` of running runs this owner holds. */
-  heartbeat(runIds: readonly string[], now: number): Promise<void>;
+  /** Renews `seen_at` of every non-terminal run this owner holds, QUEUED ones included. */
+  heartbeat(owner: RunOwner, now: number): Promise<void>;
+  /** Records a request to cancel a non-terminal run, for its owner to honour; false when it is terminal. */
+  requestCancel(runId: string, now: number): Promise<boolean>;
+  /** The non-terminal runs of this owner whose cancel another process requested. */
+  cancelRequested(owner: RunOwner): Promise<string[]>;
+  /** Every owner of a non-terminal run. */
+  runOwners(): Promise<OwnerSummary[]>;
+  /**
+   * Marks FAILED, with `finish`'s error, the non-terminal runs the selector matches, in one statement: a run
+   * claimed by another owner or renewed meanwhile no longer matches. Returns the runs it changed.
+   */
+  failOrphans(selector: OrphanSelector, finish: RunFinish, now: number): Promise<RunRecord[]>;
   close(): Promise<void>;
 }

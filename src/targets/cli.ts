@@ -45,7 +45,12 @@ export const cli: TargetDef<typeof config> = {
         // A file left by an earlier attempt in a reused workspace must not pass for this attempt's answer.
         if (outputFile) await rm(outputFile, { force: true });
 
-        const env: Record<string, string> = { ...cfg.env, PROCTOR_VARS: JSON.stringify(input.vars) };
+        const env: Record<string, string> = {
+          ...cfg.env,
+          PROCTOR_VARS: JSON.stringify(input.vars),
+          // An agent run from its own directory (`cwd:`) still needs to know which workspace to change.
+          ...(input.cwd ? { PROCTOR_WORKSPACE: input.cwd } : {}),
+        };
         let tempDir: string | undefined;
         let file: string;
         let args: string[];

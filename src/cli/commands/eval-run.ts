@@ -1,5 +1,5 @@
 import { writeSummary } from '../../bundle/summary.js';
-import { type EvalRunFlags, planEvalRun } from '../../plan/eval-plan.js';
+import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../../plan/eval-plan.js';
 import { openRunner } from '../../runners/open.js';
 import { openStore } from '../../store/open.js';
 import { exitCodes } from '../exit-codes.js';
@@ -11,11 +11,35 @@ import { summaryTable } from '../summary-table.js';
 export interface EvalRunOptions extends EvalRunFlags {
   quiet?: boolean;
   timeout?: number;
+  dryRun?: boolean;
 }
+
+const say = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/** What --resume / --rerun-failed chose, in the words of the seed's review. */
+const reportSelection = (plan: EvalRunPlan): void => {
+  const s = plan.selection;
+  if (!s) return;
+  const label = s.mode === 'resume' ? 'Resume' : 'Rerun-failed';
+  say(`${label}: found ${s.found} existing result(s), skipping ${s.skipped} completed.`);
+  if (s.skippedLines) say(`warning: ${s.skippedLines} line(s) of ${s.from}/index.jsonl are not complete rows; ignored`);
+  for (const id of s.missing) {
+    say(`warning: ${id.eval} · ${id.test} · ${id.prompt} · ${id.target} failed before but is no longer in the suite`);
+  }
+  if (s.drifted.length) say(`note: ${s.drifted.length} case(s) changed since that run; the bundle is now mixed`);
+  say(`${label}: running ${s.run.length} case(s) into ${plan.bundleDir}`);
+};
 
 /** `proctor eval run`: plan, submit every case to the configured runner, follow the store, summarise. */
 export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
   const plan = planEvalRun(process.cwd(), paths, { ...opts, timeoutS: opts.timeout }, process.env);
+  reportSelection(plan);
+  if (opts.dryRun) {
+    process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
+    return exitCodes.ok;
+  }
   const store = await openStore(plan.config.store.url, plan.config.root);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
@@ -28,21 +52,21 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     stopped();
   });
   try {
-    if (!opts.quiet)
-      process.stderr.write(
-        `run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}\n`,
-      );
+    if (!opts.quiet) {
+      say(`run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}`);
+    }
     await runner.submitMany(plan.requests);
-    const progress = await follow(store, plan.groupId, plan.requests.length, {
+    await follow(store, plan.groupId, plan.requests.length, {
       intervalMs: 200,
       onProgress: (p) => display.update(p),
       stopped: stoppedPromise,
     });
     await runner.stop();
-    const summary = writeSummary(plan.bundleDir, plan.groupId);
+    const summary = writeSummary(plan.bundleDir, plan.bundleRunId);
     process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${plan.bundleDir}\n`);
     if (signals.received) return signals.received === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
-    return progress.passed === progress.total ? exitCodes.ok : exitCodes.failed;
+    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
+    return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {
     signals.dispose();
     await store.close();

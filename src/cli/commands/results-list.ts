@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSummary } from '../../bundle/summary.js';
 import { loadProjectConfig } from '../../plan/config.js';
-import { resultsDir } from '../../plan/eval-plan.js';
+import { resultsDir } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
 import { table } from '../summary-table.js';
 

@@ -1,6 +1,5 @@
 import { basename } from 'node:path';
-import { latestByKey, readIndex } from '../../bundle/reader.js';
-import { buildSummary } from '../../bundle/summary.js';
+import { buildSummary, digestIndex } from '../../bundle/summary.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
@@ -10,14 +9,16 @@ import { summaryTable, table } from '../summary-table.js';
 export const resultsShow = (selector: string, opts: { json?: boolean; failures?: boolean }): number => {
   const cwd = process.cwd();
   const dir = selectBundle(selector, loadProjectConfig(cwd, process.env), cwd);
-  const { rows, skipped } = readIndex(dir);
-  const summary = buildSummary(basename(dir), rows, skipped.length);
+  const digest = digestIndex(dir);
+  const summary = buildSummary(basename(dir), digest);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return exitCodes.ok;
   }
-  for (const s of skipped) process.stderr.write(`warning: index.jsonl line ${s.line} is not a complete row; ignored\n`);
-  const latest = [...latestByKey(rows).values()].filter(
+  if (digest.skippedLines) {
+    process.stderr.write(`warning: ${digest.skippedLines} line(s) of index.jsonl are not complete rows; ignored\n`);
+  }
+  const latest = [...digest.latest.values()].filter(
     (r) => !opts.failures || r.outcome === 'failed' || r.outcome === 'error',
   );
   const caseRows = latest.map((r) => [

@@ -1,9 +1,8 @@
 import { InputError } from '../../errors.js';
-import { loadProjectConfig } from '../../plan/config.js';
-import { openStore } from '../../store/open.js';
 import { type RunStatus, runStatuses } from '../../store/store.js';
 import { exitCodes } from '../exit-codes.js';
 import { table } from '../summary-table.js';
+import { withRunsStore } from './runs-store.js';
 
 const time = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -15,12 +14,10 @@ export const runsList = async (opts: {
   json?: boolean;
 }): Promise<number> => {
   const status = opts.status?.toUpperCase();
-  if (status && !(runStatuses as readonly string[]).includes(status)) {
+  if (status !== undefined && !(runStatuses as readonly string[]).includes(status)) {
     throw new InputError(`unknown status "${opts.status}"`, undefined, `use one of ${runStatuses.join(', ')}`);
   }
-  const config = loadProjectConfig(process.cwd(), process.env);
-  const store = await openStore(config.store.url, config.root);
-  try {
+  return withRunsStore(async (store) => {
     const runs = await store.listRuns({
       ...(status ? { status: status as RunStatus } : {}),
       ...(opts.group ? { groupId: opts.group } : {}),
@@ -41,7 +38,5 @@ export const runsList = async (opts: {
     ]);
     process.stdout.write(`${table(['run', 'status', 'outcome', 'target', 'task', 'created', 'owner'], rows)}\n`);
     return exitCodes.ok;
-  } finally {
-    await store.close();
-  }
+  });
 };

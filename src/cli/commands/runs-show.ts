@@ -1,32 +1,61 @@
 import { InputError } from '../../errors.js';
-import { loadProjectConfig } from '../../plan/config.js';
-import { openStore } from '../../store/open.js';
+import type { JournalEntry, RunRecord } from '../../store/store.js';
 import { exitCodes } from '../exit-codes.js';
+import { table } from '../summary-table.js';
+import { withRunsStore } from './runs-store.js';
 
-/** `proctor runs show RUN_ID`: status, owner, timings, and the journal of its instance. */
-export const runsShow = async (runId: string, opts: { json?: boolean }): Promise<number> => {
-  const config = loadProjectConfig(process.cwd(), process.env);
-  const store = await openStore(config.store.url, config.root);
-  try {
+const at = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
+const span = (from: number | null, to: number | null): string =>
+  from === null || to === null ? '-' : `${((to - from) / 1000).toFixed(2)} s`;
+
+/** The task's steps as the instance stored them, each with what the journal says of it. */
+const stepRows = (spec: unknown, journal: readonly JournalEntry[], run: RunRecord): string[][] => {
+  const steps = (spec as { steps?: { id: string; type: string }[] }).steps ?? [];
+  // A step rolled back and re-run is journaled again: its latest entry is what the context holds.
+  const latest = new Map(journal.map((e) => [e.stepId, e]));
+  return steps.map((s) => {
+    const entry = latest.get(s.id);
+    return [
+      `  ${s.id}`,
+      s.type,
+      entry ? 'completed' : '-',
+      entry ? String(entry.attempt) : '-',
+      entry ? `+${span(run.startedAt, entry.createdAt)}` : '-',
+    ];
+  });
+};
+
+/** `proctor runs show RUN_ID`: status, owner, timings, the task's steps, and the journal of its instance. */
+export const runsShow = async (runId: string, opts: { json?: boolean }): Promise<number> =>
+  withRunsStore(async (store) => {
     const run = await store.getRun(runId);
     if (!run) throw new InputError(`no run "${runId}"`, undefined, 'see `proctor runs list`');
-    const journal = await store.readJournal(run.instanceId);
+    const [instance, journal] = await Promise.all([
+      store.getInstance(run.instanceId),
+      store.readJournal(run.instanceId),
+    ]);
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify({ run, journal }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ run, steps: instance?.spec.steps ?? [], journal }, null, 2)}\n`);
       return exitCodes.ok;
     }
-    const at = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+    const owner = run.owner
+      ? `${run.owner.host} pid ${run.owner.pid} (started ${at(run.owner.startedAt)}), seen ${at(run.seenAt)}`
+      : '-';
     const lines = [
       `run       ${run.runId}`,
       `status    ${run.status}${run.outcome ? ` (${run.outcome})` : ''}`,
       `task      ${run.taskId}`,
       `instance  ${run.instanceId}`,
       `group     ${run.groupId}`,
-      `owner     ${run.owner ? `${run.owner.host} pid ${run.owner.pid}, seen ${at(run.seenAt)}` : '-'}`,
+      `owner     ${owner}`,
       `created   ${at(run.createdAt)}`,
-      `started   ${at(run.startedAt)}`,
-      `finished  ${at(run.finishedAt)}`,
+      `started   ${at(run.startedAt)}  (queued ${span(run.createdAt, run.startedAt)})`,
+      `finished  ${at(run.finishedAt)}  (ran ${span(run.startedAt, run.finishedAt)})`,
+      ...(run.cancelRequestedAt !== null ? [`cancel    requested ${at(run.cancelRequestedAt)}`] : []),
       ...(run.error ? [`error     ${run.error.kind}: ${run.error.message}`] : []),
+      '',
+      'steps:',
+      table(['  step', 'type', 'status', 'attempt', 'done at'], stepRows(instance?.spec, journal, run)),
       '',
       'journal:',
       ...journal.map(
@@ -35,7 +64,4 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return exitCodes.ok;
-  } finally {
-    await store.close();
-  }
-};
+  });

@@ -17,7 +17,10 @@ export const prompt: StepDef<typeof config> = {
   config,
   async execute(step, ctx) {
     const target = ctx.services.target(step.target);
-    const out = await target.invoke({ prompt: step.prompt, vars: ctx.vars }, ctx.signal);
+    const out = await target.invoke(
+      { prompt: step.prompt, vars: ctx.vars, ...(ctx.workspace ? { cwd: ctx.workspace } : {}) },
+      ctx.signal,
+    );
     const summary = {
       text: out.text,
       prompt: step.prompt,

@@ -8,8 +8,10 @@ import type { StepDef } from './step.js';
 
 const config = z.object({
   verifierId: z.string(),
-  /** The step whose output is graded. */
-  input: z.string(),
+  /** The step whose output is graded; absent: graders see an empty output (a script checking the workspace). */
+  input: z.string().optional(),
+  /** weighted_average: the score reaches `threshold` (and no required assertion failed); or every / any assertion passes. */
+  aggregate: z.enum(['weighted_average', 'all_pass', 'any_pass']).default('weighted_average'),
   threshold: z.number().min(0).max(1).default(1),
   baseDir: z.string(),
   /** The test id graders see (eval cases). */
@@ -35,16 +37,20 @@ interface PromptOutput {
   target?: string;
 }
 
-/** Grades an earlier step's output; writes `verifications.<verifier_id>`. A low score is a result, not an error. */
+/**
+ * Grades an earlier step's output (scripts run in the workspace); writes `verifications.<verifier_id>` =
+ * {score, pass, results[{id, weight, pass, score, reason}]}. A low score is a result, not an error.
+ */
 export const verify: StepDef<typeof config> = {
   config,
   async execute(step, ctx) {
     const outputs = ctx.context.outputs as Record<string, PromptOutput> | undefined;
-    const graded = outputs?.[step.input];
+    const graded: PromptOutput | undefined = step.input === undefined ? { text: '' } : outputs?.[step.input];
     if (!graded)
       throw new ProctorError('internal', `verify step "${ctx.stepId}" has no output of step "${step.input}"`);
     const input = {
       output: graded.text,
+      ...(ctx.workspace ? { cwd: ctx.workspace } : {}),
       prompt: graded.prompt ?? '',
       vars: ctx.vars as Record<string, unknown>,
       test: step.test,
@@ -58,11 +64,18 @@ export const verify: StepDef<typeof config> = {
       const r = await assertion.grade(input, ctx.signal);
       results.push({ id: assertion.id, weight: assertion.weight, required: assertion.required, ...r });
     }
-    const { score, pass } = scoreCase(results, step.threshold);
-    const verification = { score, pass, threshold: step.threshold, results };
+    const { score, pass: weightedPass } = scoreCase(results, step.threshold);
+    const pass =
+      step.aggregate === 'all_pass'
+        ? results.every((r) => r.pass)
+        : step.aggregate === 'any_pass'
+          ? results.some((r) => r.pass)
+          : weightedPass;
+    const verification = { score, pass, threshold: step.threshold, aggregate: step.aggregate, results };
     return {
       ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification }],
       output: verification as unknown as Json,
+      passed: pass,
     };
   },
 };

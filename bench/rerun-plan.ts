@@ -1,0 +1,110 @@
+// Planning `--rerun-failed` against a large bundle (issue: resume and rerun-failed).
+//   npx tsx bench/rerun-plan.ts [--keys 100000] [--rows 1000000] [--failed-share 0.05]
+// Writes a suite of `keys` tests and a bundle whose index.jsonl holds `rows` rows over those keys (each key
+// executed rows/keys times, the latest execution failed for a share of them), then times
+// `proctor eval run --rerun-failed <bundle> --dry-run`: reading the index, reducing it to the latest row per
+// key, expanding the suite and selecting. Goal: ≤ 3 s and ≤ 400 MB at 1,000,000 rows.
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { caseKey } from '../src/plan/identity.js';
+
+const { values } = parseArgs({
+  options: {
+    keys: { type: 'string', default: '100000' },
+    rows: { type: 'string', default: '1000000' },
+    'failed-share': { type: 'string', default: '0.05' },
+  },
+});
+const keys = Number(values.keys);
+const rows = Number(values.rows);
+const failedShare = Number(values['failed-share']);
+const cli = new URL('../bin/proctor.js', import.meta.url).pathname;
+
+const dir = mkdtempSync(join(tmpdir(), 'proctor-rerun-bench-'));
+try {
+  writeFileSync(
+    join(dir, 'tests.jsonl'),
+    Array.from({ length: keys }, (_, i) => JSON.stringify({ id: `t${i}`, vars: { q: `q${i}` } })).join('\n'),
+  );
+  writeFileSync(
+    join(dir, 'big.eval.yaml'),
+    'targets: [{ kind: echo }]\nprompts: ["{{ q }}"]\ndefault_test:\n  assert: [{ type: contains, value: q }]\ntests: file://tests.jsonl\n',
+  );
+  const bundle = join(dir, 'bundle');
+  mkdirSync(bundle);
+  const fd = openSync(join(bundle, 'index.jsonl'), 'w');
+  const perKey = Math.max(1, Math.round(rows / keys));
+  let written = 0;
+  let lines: string[] = [];
+  for (let round = 0; round < perKey && written < rows; round++) {
+    for (let i = 0; i < keys && written < rows; i++, written++) {
+      const identity = { eval: 'big.eval.yaml', test: `t${i}`, prompt: 'p1', target: 'echo', sample: 0 };
+      const last = round === perKey - 1;
+      const outcome = last && i < keys * failedShare ? 'failed' : round === 0 && i % 3 === 0 ? 'error' : 'passed';
+      lines.push(
+        JSON.stringify({
+          schema: 'proctor.case/1',
+          identity,
+          key: caseKey(identity),
+          fingerprint: 'f0f0f0f0f0f0f0f0f0f0',
+          outcome,
+          score: outcome === 'passed' ? 1 : 0,
+          error: null,
+          attempts: 1,
+          duration_ms: 51,
+          usage: { input_tokens: 12, output_tokens: 9, cost_usd: 0 },
+          run_id: `20261129-000000-bench${round}.${i}`,
+          group_id: `20261129-000000-bench${round}`,
+          started_at: '2026-11-29T00:00:00.000Z',
+          finished_at: '2026-11-29T00:00:00.051Z',
+          artifacts: `cases/${caseKey(identity)}/${round + 1}`,
+        }),
+      );
+      if (lines.length === 10_000) {
+        writeSync(fd, `${lines.join('\n')}\n`);
+        lines = [];
+      }
+    }
+  }
+  if (lines.length) writeSync(fd, `${lines.join('\n')}\n`);
+  closeSync(fd);
+  const timeFile = join(dir, 'time.txt');
+  const started = process.hrtime.bigint();
+  const out = execFileSync(
+    '/usr/bin/time',
+    ['-f', '%e %M', '-o', timeFile, process.execPath, cli, 'eval', 'run', '--rerun-failed', bundle, '--dry-run'],
+    { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const [, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        keys,
+        rows: written,
+        index_mb: Math.round(statSync(join(bundle, 'index.jsonl')).size / 1e6),
+        planned: out.trim(),
+        wall_s: Number(wall.toFixed(2)),
+        peak_rss_mb: Math.round((maxKb ?? 0) / 1024),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} finally {
+  if (!process.env.KEEP_BENCH) rmSync(dir, { recursive: true, force: true });
+  else process.stderr.write(`kept ${dir}\n`);
+}

@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+// The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/**
+ * A process's start time in clock ticks since boot (Linux /proc), or null when unknown. A teardown from the
+ * stored instance compares it with the recorded one, so a pid the OS reused for another program is left alone.
+ */
+export const startTicks = (pid: number): number | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(statFields(stat)[19]);
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Whether any live process is in group `pgid`. Zombies do not count: an exited grandchild waits for the
+ * container's init to reap it, and a signal-0 probe would call the group alive until then.
+ */
+const groupAlive = (pgid: number): boolean => {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  return pids.some((p) => {
+    try {
+      const [state, , group] = statFields(readFileSync(`/proc/${p}/stat`, 'utf8'));
+      return Number(group) === pgid && state !== 'Z';
+    } catch {
+      return false;
+    }
+  });
+};
+
+const signal = (pid: number, sig: NodeJS.Signals): void => {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+};
+
+/**
+ * Ends the process group `pid` leads: SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone.
+ * `expectTicks` guards against a reused pid: a mismatch leaves the process alone.
+ */
+export const stopGroup = async (pid: number, expectTicks: number | null, graceMs: number): Promise<void> => {
+  if (expectTicks !== null) {
+    const now = startTicks(pid);
+    if (now !== null && now !== expectTicks) return;
+  }
+  if (!groupAlive(pid)) return;
+  signal(pid, 'SIGTERM');
+  const until = Date.now() + graceMs;
+  while (groupAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  if (groupAlive(pid)) signal(pid, 'SIGKILL');
+  const hardUntil = Date.now() + 2000;
+  while (groupAlive(pid) && Date.now() < hardUntil) await new Promise((r) => setTimeout(r, 25));
+};

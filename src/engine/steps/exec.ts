@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { CanceledError, ProctorError } from '../../errors.js';
+import { interpolateEnv } from '../../targets/secrets.js';
+import { startTicks, stopGroup } from '../process-tree.js';
+import { type Resource, resourcesPath, runDir } from '../resources.js';
+import { sleep } from '../retry.js';
+import { type Readiness, readiness, waitReady } from './readiness.js';
+import type { StepContext, StepDef } from './step.js';
+
+const config = z.strictObject({
+  /** A string runs through /bin/sh; an argv array runs the program directly. */
+  command: z.union([z.string().min(1), z.array(z.string()).min(1)]),
+  /** Relative to the workspace (or to the task file when there is none). */
+  cwd: z.string().optional(),
+  /** Added to the environment; `${VAR}` is resolved when the step runs, so its value is never stored. */
+  env: z.record(z.string(), z.string()).default({}),
+  /** Start a service that lives until teardown, instead of waiting for the command to end. */
+  background: z.boolean().default(false),
+  ready: readiness.optional(),
+});
+
+const tailChars = 4000;
+const tail = (s: string): string => (s.length > tailChars ? `…${s.slice(-tailChars)}` : s);
+const killGraceMs = 2000;
+
+const commandLine = (command: string | string[]): [string, string[]] =>
+  typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] as string, command.slice(1)];
+
+const environment = (step: z.output<typeof config>, ctx: StepContext): Record<string, string> => ({
+  ...(ctx.services.env as Record<string, string>),
+  ...interpolateEnv(step.env, ctx.services.env),
+  PROCTOR_RUN_ID: ctx.runId,
+  PROCTOR_INSTANCE_ID: ctx.instanceId,
+  PROCTOR_VARS: JSON.stringify(ctx.vars),
+  PROCTOR_OVERRIDES: JSON.stringify(ctx.overrides),
+  // Scripts beside the task file (a service, a fixture) are found from here, whatever the working directory.
+  PROCTOR_TASK_DIR: ctx.baseDir,
+  ...(ctx.workspace ? { PROCTOR_WORKSPACE: ctx.workspace } : {}),
+});
+
+const workingDir = (step: z.output<typeof config>, ctx: StepContext): string => {
+  const base = ctx.workspace ?? ctx.baseDir;
+  return step.cwd === undefined ? base : path.resolve(base, step.cwd);
+};
+
+/** Runs a command to its end; a non-zero exit is `setup_failed`. Its stdout becomes `outputs.<step>.text`. */
+const runForeground = async (step: z.output<typeof config>, ctx: StepContext) => {
+  const [file, args] = commandLine(step.command);
+  const started = performance.now();
+  const child = execa(file, args, {
+    cwd: workingDir(step, ctx),
+    env: environment(step, ctx),
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    detached: true,
+    stripFinalNewline: false,
+  });
+  const onAbort = () => {
+    if (child.pid !== undefined) void stopGroup(child.pid, null, killGraceMs);
+  };
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const result = await child.finally(() => ctx.signal.removeEventListener('abort', onAbort));
+  if (ctx.signal.aborted) throw new CanceledError();
+  const stdout = String(result.stdout ?? '');
+  const stderr = String(result.stderr ?? '');
+  if (result.exitCode !== 0) {
+    const how = result.exitCode === undefined ? result.shortMessage : `exited with code ${result.exitCode}`;
+    throw new ProctorError('setup_failed', `step "${ctx.stepId}": ${how}: ${tail(stderr || stdout)}`);
+  }
+  const summary = { text: stdout.replace(/\r?\n$/, ''), exitCode: result.exitCode };
+  return {
+    ops: [{ op: 'set' as const, path: `outputs.${ctx.stepId}`, value: summary }],
+    output: { ...summary, stdout: tail(stdout), stderr: tail(stderr), durationMs: performance.now() - started },
+  };
+};
+
+/**
+ * Starts a service in its own process group, its output in a log file beside the workspace, and waits until
+ * it is ready. Its pid is recorded in the context only once it is ready; before that, any failure stops it
+ * here, so no path leaves a service nobody recorded.
+ */
+const runBackground = async (step: z.output<typeof config>, ctx: StepContext) => {
+  const dir = runDir(ctx.workRoot, ctx.instanceId);
+  await mkdir(dir, { recursive: true });
+  const log = path.join(dir, `${ctx.stepId}.log`);
+  const fd = openSync(log, 'w');
+  const [file, args] = commandLine(step.command);
+  const child = spawn(file, args, {
+    cwd: workingDir(step, ctx),
+    env: environment(step, ctx),
+    detached: true,
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  // The service outlives this step; only teardown ends it, so it must not hold the event loop open.
+  child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw new ProctorError('setup_failed', `step "${ctx.stepId}": could not start ${file}`);
+  let exited: number | string | null = null;
+  child.once('exit', (code, sig) => {
+    exited = code ?? sig ?? 'exit';
+  });
+  const ticks = startTicks(pid);
+  const stop = () => stopGroup(pid, ticks, killGraceMs);
+  try {
+    const check = step.ready;
+    if (check) {
+      await waitReady(check, ctx.signal, () => exited !== null, {
+        cwd: workingDir(step, ctx),
+        env: environment(step, ctx),
+      });
+    } else await sleep(50, ctx.signal);
+    if (exited !== null) throw new Error(`exited (${String(exited)}) before it was ready`);
+  } catch (error) {
+    await stop();
+    if (error instanceof CanceledError || ctx.signal.aborted) throw new CanceledError();
+    const logText = await readFile(log, 'utf8').catch(() => '');
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ProctorError('setup_failed', `service "${ctx.stepId}" ${why}: ${tail(logText)}`);
+  }
+  const resource: Resource = { kind: 'service', pid, startTicks: ticks, log, ready: describe(step.ready) };
+  return {
+    ops: [
+      { op: 'set' as const, path: `${resourcesPath}.${ctx.stepId}`, value: resource },
+      { op: 'set' as const, path: `outputs.${ctx.stepId}`, value: { text: '', pid, ready: resource.ready } },
+    ],
+    output: { pid, log, ready: resource.ready },
+  };
+};
+
+const describe = (r: Readiness | undefined): string | null =>
+  r === undefined
+    ? null
+    : r.tcp !== undefined
+      ? `tcp ${r.tcp}`
+      : r.http !== undefined
+        ? `http ${r.http}`
+        : `command ${r.command}`;
+
+/** A command in the workspace: run to its end, or (`background: true`) a service that lives until teardown. */
+export const exec: StepDef<typeof config> = {
+  config,
+  execute: (step, ctx) => (step.background ? runBackground(step, ctx) : runForeground(step, ctx)),
+};

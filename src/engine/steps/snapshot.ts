@@ -1,0 +1,81 @@
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { ProctorError } from '../../errors.js';
+import type { StepContext, StepDef } from './step.js';
+
+const config = z.strictObject({
+  /** Files or directories to collect, relative to the workspace. */
+  files: z.array(z.string().min(1)).default([]),
+  /** Also collect the workspace's diff against its template (or against empty). */
+  diff: z.boolean().default(true),
+  /** A larger file is listed as skipped: artifacts live in the journal, which is not a blob store. */
+  max_bytes: z.int().positive().default(1_000_000),
+});
+
+const walk = async (root: string, rel: string, out: string[]): Promise<void> => {
+  const full = path.join(root, rel);
+  const s = await stat(full).catch(() => undefined);
+  if (!s) return;
+  if (!s.isDirectory()) {
+    out.push(rel);
+    return;
+  }
+  for (const name of (await readdir(full)).sort()) await walk(root, path.join(rel, name), out);
+};
+
+/** `git diff --no-index` of two trees, with both roots cut from the paths so the patch applies in a workspace. */
+const treeDiff = async (before: string, after: string, signal: AbortSignal): Promise<string> => {
+  const r = await execa('git', ['diff', '--no-index', '--no-color', '--', before, after], {
+    reject: false,
+    cancelSignal: signal,
+  });
+  // Exit 1 means "differences found"; anything else is git failing.
+  if (r.exitCode !== 0 && r.exitCode !== 1)
+    throw new ProctorError('setup_failed', `git diff failed: ${String(r.stderr ?? '').slice(0, 500)}`);
+  return String(r.stdout ?? '')
+    .replaceAll(`a${before}/`, 'a/')
+    .replaceAll(`b${after}/`, 'b/');
+};
+
+const template = (ctx: StepContext): string | null => {
+  const ws = ctx.context.workspace;
+  return typeof ws === 'object' && ws !== null && !Array.isArray(ws) && typeof ws.template === 'string'
+    ? ws.template
+    : null;
+};
+
+/** Collects files of the workspace and its diff; the contents go to the journal, from which artifacts are written. */
+export const snapshot: StepDef<typeof config> = {
+  config,
+  async execute(step, ctx) {
+    const ws = ctx.workspace;
+    if (!ws) throw new ProctorError('setup_failed', `snapshot step "${ctx.stepId}" needs a workspace step before it`);
+    const names: string[] = [];
+    for (const f of step.files) await walk(ws, f, names);
+    const files: Record<string, string> = {};
+    const skipped: string[] = [];
+    for (const name of names) {
+      const full = path.join(ws, name);
+      if ((await stat(full)).size > step.max_bytes) skipped.push(name);
+      else files[name.split(path.sep).join('/')] = await readFile(full, 'utf8');
+    }
+    let diff: string | null = null;
+    if (step.diff) {
+      const base = template(ctx);
+      const empty = base === null ? await mkdtemp(path.join(tmpdir(), 'proctor-empty-')) : null;
+      try {
+        diff = await treeDiff(base ?? (empty as string), ws, ctx.signal);
+      } finally {
+        if (empty) await rm(empty, { recursive: true, force: true });
+      }
+    }
+    const summary = { files: Object.keys(files), skipped, diff_bytes: diff === null ? null : Buffer.byteLength(diff) };
+    return {
+      ops: [{ op: 'set', path: `snapshots.${ctx.stepId}`, value: summary }],
+      output: { files, skipped, diff },
+    };
+  },
+};

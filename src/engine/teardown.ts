@@ -1,0 +1,71 @@
+import { readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { JsonObject } from '../records.js';
+import type { ContextOp, Store } from '../store/store.js';
+import { replay } from './context.js';
+import { stopGroup } from './process-tree.js';
+import { type Resource, resourcesOf, resourcesPath, workspaceOf, workspacePath } from './resources.js';
+
+const serviceGraceMs = 3000;
+
+const removeIfEmpty = async (dir: string): Promise<void> => {
+  try {
+    if ((await readdir(dir)).length === 0) await rmdir(dir);
+  } catch {
+    // Gone already, or another run's files still live there.
+  }
+};
+
+/**
+ * Stops every service and removes every workspace of `resources`; services first, since they may hold files
+ * of the workspace open. Returns the ops that drop them from the context. Never throws: teardown runs on
+ * every path, including after a failure, and one stubborn resource must not keep the others up.
+ */
+export const tearDown = async (
+  resources: readonly [string, Resource][],
+  context: Readonly<JsonObject>,
+): Promise<ContextOp[]> => {
+  const services = resources.filter(
+    (e): e is [string, Extract<Resource, { kind: 'service' }>] => e[1].kind === 'service',
+  );
+  await Promise.all(services.map(([, s]) => stopGroup(s.pid, s.startTicks, serviceGraceMs)));
+  const parents = new Set<string>();
+  for (const [, r] of resources) {
+    const path = r.kind === 'workspace' ? r.path : r.log;
+    await rm(path, { recursive: true, force: true }).catch(() => {});
+    parents.add(dirname(path));
+  }
+  // A run's folder under .proctor/work holds only what its steps made: once those are gone, so is it.
+  for (const dir of parents) await removeIfEmpty(dir);
+  const ops: ContextOp[] = resources.map(([id]) => ({ op: 'unset', path: `${resourcesPath}.${id}` }));
+  const current = workspaceOf(context);
+  if (current && resources.some(([, r]) => r.kind === 'workspace' && r.path === current))
+    ops.push({ op: 'unset', path: workspacePath });
+  return ops;
+};
+
+/** Tears down everything a stored instance still holds (after `--keep`), journaling the change. */
+export const tearDownInstance = async (store: Store, instanceId: string): Promise<Resource[]> => {
+  const instance = await store.getInstance(instanceId);
+  if (!instance) return [];
+  const journal = await store.readJournal(instanceId);
+  const context = replay(instance.context, journal);
+  const resources = resourcesOf(context);
+  if (resources.length === 0) return [];
+  const ops = await tearDown(resources, context);
+  const seq = (journal.at(-1)?.seq ?? 0) + 1;
+  // A refused append means another process journaled meanwhile; the resources are gone either way.
+  await store.appendJournal({
+    instanceId,
+    seq,
+    stepId: teardownEntryId,
+    attempt: 1,
+    ops,
+    output: { teardown: true },
+    createdAt: Date.now(),
+  });
+  return resources.map(([, r]) => r);
+};
+
+/** The step id of the journal entry an automatic teardown appends; no user step may have it. */
+export const teardownEntryId = '@teardown';

@@ -1,0 +1,54 @@
+import type { StepSpec } from '../../src/engine/task.js';
+import type { SubmitRequest } from '../../src/runners/runner.js';
+
+export interface EchoRunOptions {
+  /** How long the echo target takes to answer: how long the run stays RUNNING. */
+  delayMs?: number;
+  groupId?: string;
+  runId?: string;
+  /** Steps before the prompt, e.g. to make a run slow in a way that ignores cancellation. */
+  before?: StepSpec[];
+}
+
+/** A one-step task (a prompt to the `echo` target) as a runner receives it: plain data, no bundle. */
+export const echoRun = (options: EchoRunOptions = {}): SubmitRequest => ({
+  groupId: options.groupId ?? 'conformance',
+  ...(options.runId ? { runId: options.runId } : {}),
+  task: {
+    id: 'echo-task',
+    vars: {},
+    steps: [
+      ...(options.before ?? []),
+      {
+        id: 'ask',
+        type: 'prompt',
+        config: {
+          target: { label: 'echo', kind: 'echo', config: { delay_ms: options.delayMs ?? 0 }, baseDir: '.' },
+          prompt: 'hello',
+        },
+      },
+    ],
+  },
+  context: {},
+  retries: 0,
+  metadata: {},
+  target: 'echo',
+});
+
+/**
+ * A step that ignores cancellation for `seconds`: a `cli` target whose shell ignores SIGTERM, and a kill
+ * grace longer than the test, so only the step's own end stops it.
+ */
+export const stubbornStep = (seconds: number): StepSpec => ({
+  id: 'stubborn',
+  type: 'prompt',
+  config: {
+    target: {
+      label: 'stubborn',
+      kind: 'cli',
+      config: { command: `trap '' TERM; sleep ${seconds}`, kill_grace_s: 600 },
+      baseDir: '.',
+    },
+    prompt: 'ignored',
+  },
+});
