@@ -52,6 +52,15 @@ const stringAt = (buf: Buffer, from: number, end: number): [string, number] | un
   return [buf.toString('utf8', from, close), close];
 };
 
+const outcomes: readonly Outcome[] = ['passed', 'failed', 'error', 'canceled'];
+const outcomeBytes = outcomes.map((o) => Buffer.from(`${o}"`));
+
+/** The outcome at `from` as one of the four constant strings: a million rows allocate none. */
+const outcomeAt = (buf: Buffer, from: number): Outcome | undefined => {
+  for (let i = 0; i < outcomes.length; i++) if (tagAt(buf, from, outcomeBytes[i] as Buffer)) return outcomes[i];
+  return undefined;
+};
+
 const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean =>
   buf.compare(tag, 0, tag.length, at, at + tag.length) === 0;
 
@@ -70,9 +79,9 @@ const fastHead = (buf: Buffer, start: number, end: number) => {
   if (!key || !tagAt(buf, key[1] + 1, fingerprintTag)) return undefined;
   const fingerprint = stringAt(buf, key[1] + 1 + fingerprintTag.length, end);
   if (!fingerprint || !tagAt(buf, fingerprint[1] + 1, outcomeTag)) return undefined;
-  const outcome = stringAt(buf, fingerprint[1] + 1 + outcomeTag.length, end);
+  const outcome = outcomeAt(buf, fingerprint[1] + 1 + outcomeTag.length);
   if (!outcome) return undefined;
-  return { key: key[0], fingerprint: fingerprint[0], outcome: outcome[0] as Outcome, evalPath: evalPath[0] };
+  return { key: key[0], fingerprint: fingerprint[0], outcome, evalPath: evalPath[0] };
 };
 
 /**

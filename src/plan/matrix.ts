@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { CaseIdentity, JsonObject } from '../records.js';
 import type { TargetKind } from '../targets/registry.js';
 import { redactTargetConfig } from '../targets/secrets.js';
-import { caseKey, fingerprintOf } from './identity.js';
+import { caseKey, fingerprintOf, stableJson } from './identity.js';
 import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
 import { renderTemplate } from './template.js';
 
@@ -28,6 +28,20 @@ export interface MatrixOptions {
   repeat?: number;
 }
 
+// Tests share their default_test assertions: each assertion's JSON is worked out once, not once per test.
+const assertionJson = new WeakMap<AssertionSpec, string>();
+const assertsJson = (asserts: readonly AssertionSpec[]): string =>
+  asserts
+    .map((a) => {
+      let json = assertionJson.get(a);
+      if (json === undefined) {
+        json = stableJson(a);
+        assertionJson.set(a, json);
+      }
+      return json;
+    })
+    .join(',');
+
 /**
  * Expands evals × tests × prompts × targets × samples. The prompt is rendered once per test and prompt, and
  * each fingerprint joins a per-(test, prompt) hash with a per-target one, so a 10,000-case matrix costs
@@ -47,7 +61,7 @@ export const expandMatrix = (evals: readonly EvalSpec[], options: MatrixOptions 
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       for (const promptSpec of spec.prompts) {
         const prompt = renderTemplate(promptSpec.text, test.vars);
-        const promptPrint = fingerprintOf({ prompt, vars: test.vars, assert: test.assert, threshold: test.threshold });
+        const promptPrint = fingerprintOf([prompt, test.vars, assertsJson(test.assert), test.threshold]);
         for (const target of spec.targets) {
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {

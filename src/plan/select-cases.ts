@@ -1,6 +1,6 @@
 import type { CaseIdentity } from '../records.js';
 import type { PlannedCase } from './matrix.js';
-import { coarseKey, type PriorCase, type PriorResults } from './prior-results.js';
+import { coarseKey, type PriorCase, type PriorResults, priorIdentities } from './prior-results.js';
 
 export interface Selection {
   /** The current plan's cases to run. */
@@ -55,12 +55,13 @@ export const selectRerunFailed = (cases: readonly PlannedCase[], prior: PriorRes
     matched.add(prior.byKey.has(c.key) ? c.key : coarseKey(c.identity.test, c.identity.target));
     if (drift(c, p)) drifted.push(c);
   }
+  const unmatched: PriorCase[] = [];
   const missing: CaseIdentity[] = [];
   let failures = 0;
   for (const [key, p] of prior.byKey) {
     if (!isFailure(p)) continue;
     failures++;
-    if (!matched.has(key) && p.identity) missing.push(p.identity);
+    if (!matched.has(key)) unmatched.push(p);
   }
   for (const [key, p] of prior.byCoarse) {
     if (!isFailure(p)) continue;
@@ -70,6 +71,7 @@ export const selectRerunFailed = (cases: readonly PlannedCase[], prior: PriorRes
       missing.push({ eval: '?', test, prompt: '?', target, sample: 0 });
     }
   }
+  missing.unshift(...priorIdentities(prior, unmatched));
   const found = prior.byKey.size + prior.byCoarse.size;
   return { run, found, skipped: found - failures, missing, drifted };
 };
