@@ -13,14 +13,24 @@ const referencedNames = (value: unknown, out: Set<string>): void => {
   else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) referencedNames(v, out);
 };
 
+// A process's environment does not change under it: its credential names are found once, not once per run.
+const credentialNamesOf = new WeakMap<object, readonly string[]>();
+const credentialNames = (env: Readonly<Record<string, string | undefined>>): readonly string[] => {
+  let names = credentialNamesOf.get(env);
+  if (!names) {
+    names = Object.keys(env).filter((name) => secretName.test(name));
+    credentialNamesOf.set(env, names);
+  }
+  return names;
+};
+
 /**
  * The secret values of a run: every variable the task references as `${VAR}` (target configs, exec env) and
  * every variable whose name says it is a credential. Longest first, so a secret containing another is cut whole.
  */
 export const secretValues = (env: Readonly<Record<string, string | undefined>>, spec: unknown): string[] => {
-  const names = new Set<string>();
+  const names = new Set<string>(credentialNames(env));
   referencedNames(spec, names);
-  for (const name of Object.keys(env)) if (secretName.test(name)) names.add(name);
   const values = new Set<string>();
   for (const name of names) {
     const v = env[name];

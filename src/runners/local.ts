@@ -59,7 +59,8 @@ export class LocalRunner implements Runner {
     private readonly store: Store,
     private readonly options: LocalRunnerOptions,
   ) {
-    this.services = new Services(options.env ?? process.env);
+    // A plain copy: every read of process.env crosses into C++, and steps read the environment per run.
+    this.services = new Services(options.env ?? { ...process.env });
     this.owner = options.owner ?? currentOwner();
   }
 
