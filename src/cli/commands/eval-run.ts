@@ -55,12 +55,23 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     if (!opts.quiet) {
       say(`run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}`);
     }
-    await runner.submitMany(plan.requests);
+    // Submitted in chunks: the first cases start while the rest are still being recorded as QUEUED.
+    let submitFailure: unknown;
+    const chunk = Math.max(500, plan.maxConcurrency * 2);
+    const submitted = (async () => {
+      for (let i = 0; i < plan.requests.length; i += chunk) await runner.submitMany(plan.requests.slice(i, i + chunk));
+    })().catch(async (error: unknown) => {
+      submitFailure = error;
+      await runner.stop();
+      stopped();
+    });
     await follow(store, plan.groupId, plan.requests.length, {
       intervalMs: 200,
       onProgress: (p) => display.update(p),
       stopped: stoppedPromise,
     });
+    await submitted;
+    if (submitFailure) throw submitFailure;
     await runner.stop();
     const summary = writeSummary(plan.bundleDir, plan.bundleRunId);
     process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${plan.bundleDir}\n`);
