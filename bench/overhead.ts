@@ -14,6 +14,8 @@ const { values } = parseArgs({
     cases: { type: 'string', default: '10000' },
     'latency-ms': { type: 'string', default: '50' },
     concurrency: { type: 'string', default: '100' },
+    // The project (store and bundle) lives here; /dev/shm separates Proctor's cost from the disk's.
+    dir: { type: 'string', default: tmpdir() },
   },
 });
 const cases = Number(values.cases);
@@ -46,7 +48,7 @@ const startup = (): number => {
 };
 
 const server = await startServer();
-const dir = mkdtempSync(join(tmpdir(), 'proctor-bench-'));
+const dir = mkdtempSync(join(values.dir, 'proctor-bench-'));
 try {
   writeFileSync(
     join(dir, 'tests.jsonl'),
@@ -70,6 +72,7 @@ try {
   const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
   const ideal = (cases * latencyMs) / concurrency / 1000;
   const report = {
+    dir: values.dir,
     cases,
     latency_ms: latencyMs,
     concurrency,

@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import { prepareQuery } from './prepared.js';
 import type { Database, RunsTable } from './schema.js';
 import type {
   InstanceRecord,
@@ -67,6 +68,41 @@ const finishColumns = (finish: RunFinish, now: number) => ({
 // SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
 const insertChunk = 40;
 
+/** The statements every run executes: compiled once per store (see prepared.ts). */
+const hotQueries = (db: Kysely<Database>) => ({
+  claim: prepareQuery<[string, number, string, number, number]>(5, (runId, now, host, pid, startedAt) =>
+    db
+      .updateTable('runs')
+      .set({
+        status: 'RUNNING',
+        startedAt: now,
+        seenAt: now,
+        ownerHost: host,
+        ownerPid: pid,
+        ownerStartedAt: startedAt,
+      })
+      .where('runId', '=', runId)
+      .where('status', '=', 'QUEUED'),
+  ),
+  finish: prepareQuery<
+    [string, string, string | null, number | null, string | null, string | null, number | null, number]
+  >(8, (runId, status, outcome, score, errorKind, errorMessage, errorRetryable, finishedAt) =>
+    db
+      .updateTable('runs')
+      .set({ status, outcome, score, errorKind, errorMessage, errorRetryable, finishedAt })
+      .where('runId', '=', runId)
+      .where('status', 'in', active),
+  ),
+  journal: prepareQuery<[string, number, string, number, string, string, number]>(
+    7,
+    (instanceId, seq, stepId, attempt, ops, output, createdAt) =>
+      db
+        .insertInto('journal')
+        .values({ instanceId, seq, stepId, attempt, ops, output, createdAt })
+        .onConflict((oc) => oc.columns(['instanceId', 'seq']).doNothing()),
+  ),
+});
+
 interface PendingWrite {
   write: (db: Kysely<Database>) => Promise<boolean>;
   resolve: (ok: boolean) => void;
@@ -82,10 +118,14 @@ export class KyselyStore implements Store {
   private pending: PendingWrite[] = [];
   private flushing: Promise<void> | undefined;
 
+  private readonly hot: ReturnType<typeof hotQueries>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
-  ) {}
+  ) {
+    this.hot = hotQueries(db);
+  }
 
   private batched(write: PendingWrite['write']): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -162,32 +202,26 @@ export class KyselyStore implements Store {
 
   claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
     return this.batched(async (db) => {
-      const result = await db
-        .updateTable('runs')
-        .set({
-          status: 'RUNNING',
-          startedAt: now,
-          seenAt: now,
-          ownerHost: owner.host,
-          ownerPid: owner.pid,
-          ownerStartedAt: owner.startedAt,
-        })
-        .where('runId', '=', runId)
-        .where('status', '=', 'QUEUED')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
+      return Number(result.numAffectedRows) === 1;
     });
   }
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batched(async (db) => {
-      const result = await db
-        .updateTable('runs')
-        .set(finishColumns(finish, now))
-        .where('runId', '=', runId)
-        .where('status', 'in', active)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      const c = finishColumns(finish, now);
+      const result = await this.hot.finish(
+        db,
+        runId,
+        c.status,
+        c.outcome,
+        c.score,
+        c.errorKind,
+        c.errorMessage,
+        c.errorRetryable,
+        c.finishedAt,
+      );
+      return Number(result.numAffectedRows) === 1;
     });
   }
 
@@ -244,20 +278,17 @@ export class KyselyStore implements Store {
 
   appendJournal(entry: JournalEntry): Promise<boolean> {
     return this.batched(async (db) => {
-      const result = await db
-        .insertInto('journal')
-        .values({
-          instanceId: entry.instanceId,
-          seq: entry.seq,
-          stepId: entry.stepId,
-          attempt: entry.attempt,
-          ops: JSON.stringify(entry.ops),
-          output: JSON.stringify(entry.output ?? null),
-          createdAt: entry.createdAt,
-        })
-        .onConflict((oc) => oc.columns(['instanceId', 'seq']).doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+      const result = await this.hot.journal(
+        db,
+        entry.instanceId,
+        entry.seq,
+        entry.stepId,
+        entry.attempt,
+        JSON.stringify(entry.ops),
+        JSON.stringify(entry.output ?? null),
+        entry.createdAt,
+      );
+      return Number(result.numAffectedRows) === 1;
     });
   }
 

@@ -1,0 +1,35 @@
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+
+/** Runs a prepared query on a connection or a transaction. */
+export type PreparedQuery<Args extends unknown[]> = <DB>(
+  executor: Kysely<DB>,
+  ...args: Args
+) => Promise<QueryResult<unknown>>;
+
+/**
+ * A query Kysely builds and compiles once. For the statements of a run's life, building and compiling
+ * (with the camel-case plugin) cost about four times what SQLite takes to run them; a prepared query only
+ * binds new values into the compiled parameters. `build` gets one marker per argument and must pass each
+ * marker, untouched, as a bound value.
+ */
+export const prepareQuery = <Args extends unknown[]>(
+  arity: Args['length'],
+  build: (...args: Args) => Compilable,
+): PreparedQuery<Args> => {
+  const markers = Array.from({ length: arity }, (_, i) => `\u0000proctor-parameter-${i}\u0000`);
+  const compiled = build(...(markers as unknown as Args)).compile();
+  const slots = compiled.parameters.map((p) => markers.indexOf(p as string));
+  for (let i = 0; i < arity; i++) {
+    if (!slots.includes(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);
+  }
+  return (executor, ...args) =>
+    executor.executeQuery(
+      CompiledQuery.raw(
+        compiled.sql,
+        compiled.parameters.map((p, i) => {
+          const slot = slots[i] as number;
+          return slot >= 0 ? args[slot] : p;
+        }),
+      ),
+    );
+};
