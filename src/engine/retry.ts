@@ -1,4 +1,5 @@
-import { CanceledError, ProctorError } from '../errors.js';
+import { ProctorError } from '../errors.js';
+import { sleep } from '../sleep.js';
 
 export interface RetryPolicy {
   retries: number;
@@ -14,20 +15,6 @@ export const backoffMs = (policy: RetryPolicy, attempt: number, retryAfterMs?: n
   const jittered = exp / 2 + Math.random() * (exp / 2);
   return retryAfterMs !== undefined ? Math.max(retryAfterMs, jittered) : jittered;
 };
-
-export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new CanceledError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CanceledError());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 
 /**
  * Runs `fn` until it succeeds, throws a non-retryable error, or has been retried `policy.retries` times.

@@ -7,6 +7,7 @@ import { CanceledError, ProctorError } from '../errors.js';
 import { zeroUsage } from '../records.js';
 import { killGroup, trackGroup } from './process-group.js';
 import type { TargetDef, TargetOutput } from './target.js';
+import { singleTurn } from './transcript.js';
 
 const config = z.strictObject({
   /** A string runs through /bin/sh; an argv array runs the program directly, with no shell. */
@@ -131,10 +132,7 @@ export const cli: TargetDef<typeof config> = {
           }
           const output: TargetOutput = {
             text,
-            transcript: [
-              { role: 'user', content: input.prompt },
-              { role: 'assistant', content: text },
-            ],
+            transcript: singleTurn(input.prompt, text),
             usage: zeroUsage(),
             durationMs: performance.now() - started,
             process: { stdout, stderr, exitCode: result.exitCode ?? null },

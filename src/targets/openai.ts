@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CanceledError } from '../errors.js';
-import type { Message } from '../records.js';
 import type { Target, TargetDef } from './target.js';
+import { singleTurn } from './transcript.js';
 
 const config = z.strictObject({
   // An unresolved `${VAR}` must pass: the plan validates before interpolating secrets that only a worker has.
@@ -83,12 +83,9 @@ export const openai: TargetDef<typeof config> = {
           });
           let text = '';
           for (const part of result.content) if (part.type === 'text') text += part.text;
-          const transcript: Message[] = [];
-          if (system !== undefined) transcript.push({ role: 'system', content: system });
-          transcript.push({ role: 'user', content: input.prompt }, { role: 'assistant', content: text });
           return {
             text,
-            transcript,
+            transcript: singleTurn(input.prompt, text, system),
             usage: {
               inputTokens: result.usage.inputTokens.total ?? 0,
               outputTokens: result.usage.outputTokens.total ?? 0,

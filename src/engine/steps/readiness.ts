@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { sleep } from '../retry.js';
+import { sleep } from '../../sleep.js';
 
 /** How a background service says it is up: exactly one of a TCP port, an HTTP URL or a command exiting 0. */
 export const readiness = z
