@@ -48,4 +48,21 @@ describe('signals', () => {
       expect(readdirSync(bundle).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     });
   }
+
+  it('a second SIGINT exits at once, even while a case ignores its cancellation', async () => {
+    const project = tempProject({
+      // The agent ignores SIGTERM and the target waits two minutes before SIGKILL: only the second signal
+      // can end this command before the test's own 30 s limit.
+      'agent.sh': "trap '' TERM\necho started > started.txt\nwhile true; do sleep 0.1; done\n",
+      'a.eval.yaml': `targets:\n  - { kind: cli, command: "sh agent.sh", kill_grace_s: 120 }\nprompts: [go]\ntests: [{ id: stubborn }]\n`,
+    });
+    const cli = startCli(['eval', 'run'], { cwd: project.dir, timeoutMs: 30_000 });
+    await waitFor(() => project.exists('started.txt'));
+    cli.child.kill('SIGINT');
+    await waitFor(() => cli.stderr().includes('SIGINT'));
+    cli.child.kill('SIGINT');
+    const result = await cli.done;
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(130);
+  });
 });
