@@ -17,6 +17,7 @@ import type {
   RunStatus,
   Store,
 } from './store.js';
+import { WriteBatch } from './write-batch.js';
 
 const active = ['QUEUED', 'RUNNING'];
 // PostgreSQL returns bigint columns as strings; SQLite as numbers.
@@ -103,58 +104,20 @@ const hotQueries = (db: Kysely<Database>) => ({
   ),
 });
 
-interface PendingWrite {
-  write: (db: Kysely<Database>) => Promise<boolean>;
-  resolve: (ok: boolean) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * The Store over Kysely: one implementation for SQLite and PostgreSQL. The writes of a run's life (claim,
- * journal, finish, heartbeat) that arrive in the same tick commit together in one transaction: each caller
- * still learns its own statement's result, and a hundred runs in flight cost one commit, not a hundred.
+ * journal, finish, heartbeat) go through a WriteBatch, and its hot statements are compiled once.
  */
 export class KyselyStore implements Store {
-  private pending: PendingWrite[] = [];
-  private flushing: Promise<void> | undefined;
-
+  private readonly batch: WriteBatch<Database>;
   private readonly hot: ReturnType<typeof hotQueries>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {
+    this.batch = new WriteBatch(db);
     this.hot = hotQueries(db);
-  }
-
-  private batched(write: PendingWrite['write']): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ write, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.flush());
-    });
-  }
-
-  private async flush(): Promise<void> {
-    await this.flushing;
-    const writes = this.pending;
-    this.pending = [];
-    if (writes.length === 0) return;
-    this.flushing = this.commit(writes);
-    await this.flushing;
-  }
-
-  private async commit(writes: PendingWrite[]): Promise<void> {
-    try {
-      const results = await this.db.transaction().execute(async (trx) => {
-        const out: boolean[] = [];
-        for (const w of writes) out.push(await w.write(trx));
-        return out;
-      });
-      for (const [i, w] of writes.entries()) w.resolve(results[i] as boolean);
-    } catch {
-      // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome.
-      for (const w of writes) await w.write(this.db).then(w.resolve, w.reject);
-    }
   }
 
   async createRuns(runs: readonly NewRun[]): Promise<void> {
@@ -201,14 +164,14 @@ export class KyselyStore implements Store {
   }
 
   claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
-    return this.batched(async (db) => {
+    return this.batch.run(async (db) => {
       const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
       return Number(result.numAffectedRows) === 1;
     });
   }
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
-    return this.batched(async (db) => {
+    return this.batch.run(async (db) => {
       const c = finishColumns(finish, now);
       const result = await this.hot.finish(
         db,
@@ -277,7 +240,7 @@ export class KyselyStore implements Store {
   }
 
   appendJournal(entry: JournalEntry): Promise<boolean> {
-    return this.batched(async (db) => {
+    return this.batch.run(async (db) => {
       const result = await this.hot.journal(
         db,
         entry.instanceId,
@@ -311,14 +274,14 @@ export class KyselyStore implements Store {
   }
 
   async heartbeat(owner: RunOwner, now: number): Promise<void> {
-    await this.batched(async (db) => {
+    await this.batch.run(async (db) => {
       await db.updateTable('runs').set({ seenAt: now }).where('status', 'in', active).where(ownedBy(owner)).execute();
       return true;
     });
   }
 
   requestCancel(runId: string, now: number): Promise<boolean> {
-    return this.batched(async (db) => {
+    return this.batch.run(async (db) => {
       const result = await db
         .updateTable('runs')
         .set((eb) => ({ cancelRequestedAt: eb.fn.coalesce('cancelRequestedAt', eb.val(now)) }))
@@ -374,7 +337,7 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.flush();
+    await this.batch.flush();
     await this.db.destroy();
     await this.onClose();
   }

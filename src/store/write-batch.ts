@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+
+type Write<DB> = (db: Kysely<DB>) => Promise<boolean>;
+
+interface PendingWrite<DB> {
+  write: Write<DB>;
+  resolve: (ok: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Commits the writes that arrive in the same tick together, in one transaction: each caller still learns
+ * its own statement's result, and a hundred runs in flight cost one commit, not a hundred.
+ */
+export class WriteBatch<DB> {
+  private pending: PendingWrite<DB>[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  run(write: Write<DB>): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ write, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  /** Commits everything queued so far (and waits for a commit already under way). */
+  async flush(): Promise<void> {
+    await this.flushing;
+    const writes = this.pending;
+    this.pending = [];
+    if (writes.length === 0) return;
+    this.flushing = this.commit(writes);
+    await this.flushing;
+  }
+
+  private async commit(writes: PendingWrite<DB>[]): Promise<void> {
+    try {
+      const results = await this.db.transaction().execute(async (trx) => {
+        const out: boolean[] = [];
+        for (const w of writes) out.push(await w.write(trx));
+        return out;
+      });
+      for (const [i, w] of writes.entries()) w.resolve(results[i] as boolean);
+    } catch {
+      // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome.
+      for (const w of writes) await w.write(this.db).then(w.resolve, w.reject);
+    }
+  }
+}
