@@ -9,9 +9,13 @@ export const openStore = async (url: string, root: string): Promise<Store> => {
     const { openSqliteStore } = await import('./sqlite.js');
     return openSqliteStore(path === ':memory:' || isAbsolute(path) ? path : resolve(root, path));
   }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { openPostgresStore } = await import('./postgres.js');
+    return openPostgresStore(url);
+  }
   throw new InputError(
     `unsupported store url "${url}"`,
     undefined,
-    'use sqlite:PATH (PostgreSQL is not available yet)',
+    'use sqlite:PATH (relative to the project root) or postgres://user@host:port/database',
   );
 };

@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JournalEntry, RunOwner, Store } from '../../src/store/store.js';
+import { newRun } from '../support/run-records.js';
+import { type BackendStore, storeBackends } from '../support/store-backends.js';
+
+const owner: RunOwner = { host: 'h', pid: 1, startedAt: 1000 };
+const entry = (instanceId: string, seq: number): JournalEntry => ({
+  instanceId,
+  seq,
+  stepId: `s${seq}`,
+  attempt: 1,
+  ops: [{ op: 'set', path: `outputs.s${seq}`, value: { text: 'ünïcödé', n: seq } }],
+  output: { nested: { keep_snake: true } },
+  createdAt: 1_700_000_000_000 + seq,
+});
+
+for (const backend of await storeBackends()) {
+  describe.skipIf(backend.unavailable)(`store contract (${backend.name})`, () => {
+    if (backend.unavailable) it.skip(backend.unavailable, () => {});
+    let temp: BackendStore;
+    let store: Store;
+    beforeEach(async () => {
+      temp = await backend.create();
+      store = temp.store;
+    });
+    afterEach(() => temp.remove());
+
+    it('walks a run QUEUED → RUNNING → terminal and never overwrites the terminal status', async () => {
+      await store.createRuns([
+        { ...newRun('r1'), target: 'model', caseKey: 'k1', metadata: { identity: { test: 'a' } } },
+      ]);
+      expect((await store.getRun('r1'))?.status).toBe('QUEUED');
+      expect(await store.claimRun('r1', owner, 5_000_000_000_000)).toBe(true);
+      expect(await store.claimRun('r1', owner, 5_000_000_000_001)).toBe(false);
+      expect(
+        await store.finishRun('r1', { status: 'COMPLETED', outcome: 'passed', score: 0.75 }, 5_000_000_000_002),
+      ).toBe(true);
+      expect(
+        await store.finishRun(
+          'r1',
+          { status: 'FAILED', outcome: 'error', error: { kind: 'internal', message: 'late', retryable: false } },
+          5_000_000_000_003,
+        ),
+      ).toBe(false);
+      const run = await store.getRun('r1');
+      expect(run).toMatchObject({
+        status: 'COMPLETED',
+        outcome: 'passed',
+        score: 0.75,
+        error: null,
+        target: 'model',
+        caseKey: 'k1',
+        metadata: { identity: { test: 'a' } },
+        owner,
+        // Epoch milliseconds beyond 2^31 come back as numbers on both backends.
+        startedAt: 5_000_000_000_000,
+        finishedAt: 5_000_000_000_002,
+      });
+    });
+
+    it('refuses a second completion of the same journal position and replays entries in order', async () => {
+      await store.createRuns([newRun('r1')]);
+      expect(await store.appendJournal(entry('t@r1', 1))).toBe(true);
+      expect(await store.appendJournal(entry('t@r1', 2))).toBe(true);
+      expect(await store.appendJournal({ ...entry('t@r1', 2), stepId: 'stale' })).toBe(false);
+      const journal = await store.readJournal('t@r1');
+      expect(journal.map((e) => [e.seq, e.stepId])).toEqual([
+        [1, 's1'],
+        [2, 's2'],
+      ]);
+      expect(journal[0]).toEqual(entry('t@r1', 1));
+    });
+
+    it('counts a group by target, status and outcome, and lists runs newest first', async () => {
+      await store.createRuns([
+        { ...newRun('a1'), target: 'a' },
+        { ...newRun('a2'), target: 'a' },
+        { ...newRun('b1'), target: 'b' },
+      ]);
+      await store.claimRun('a1', owner, Date.now());
+      await store.finishRun('a1', { status: 'COMPLETED', outcome: 'failed', score: 0 }, Date.now());
+      const rows = (await store.groupProgress('g')).map((r) => `${r.target}:${r.status}:${r.outcome}:${r.count}`);
+      expect(rows.sort()).toEqual(['a:COMPLETED:failed:1', 'a:QUEUED:null:1', 'b:QUEUED:null:1']);
+      expect((await store.listRuns({ status: 'QUEUED' })).map((r) => r.runId).sort()).toEqual(['a2', 'b1']);
+    });
+
+    it('stores an instance with its spec, context and start step', async () => {
+      await store.createRuns([
+        { ...newRun('r1'), spec: { id: 't', steps: [{ id: 's1' }] }, context: { vars: { x: 1 } }, startStep: 's2' },
+      ]);
+      expect(await store.getInstance('t@r1')).toMatchObject({
+        taskId: 't',
+        spec: { id: 't', steps: [{ id: 's1' }] },
+        context: { vars: { x: 1 } },
+        startStep: 's2',
+      });
+    });
+
+    it('lets exactly one of two connections claim a run', async () => {
+      const second = await temp.open();
+      await store.createRuns([newRun('r1')]);
+      const claims = await Promise.all([store.claimRun('r1', owner, 1), second.claimRun('r1', owner, 2)]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+    });
+  });
+}
