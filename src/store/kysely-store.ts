@@ -2,7 +2,7 @@ import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import { prepareQuery } from './prepared.js';
-import type { Database, RunsTable } from './schema.js';
+import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   InstanceRecord,
   JournalEntry,
@@ -93,6 +93,10 @@ const hotQueries = (db: Kysely<Database>) => ({
       .set({ status, outcome, score, errorKind, errorMessage, errorRetryable, finishedAt })
       .where('runId', '=', runId)
       .where('status', 'in', active),
+  ),
+  // Every run reads its instance's journal before it starts (empty unless the instance ran before).
+  readJournal: prepareQuery<[string]>(1, (instanceId) =>
+    db.selectFrom('journal').selectAll().where('instanceId', '=', instanceId).orderBy('seq'),
   ),
   journal: prepareQuery<[string, number, string, number, string, string, number]>(
     7,
@@ -256,12 +260,7 @@ export class KyselyStore implements Store {
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {
-    const rows = await this.db
-      .selectFrom('journal')
-      .selectAll()
-      .where('instanceId', '=', instanceId)
-      .orderBy('seq')
-      .execute();
+    const rows = (await this.hot.readJournal(this.db, instanceId)).rows as Selectable<JournalTable>[];
     return rows.map((r) => ({
       instanceId: r.instanceId,
       seq: r.seq,
