@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
 import { exitCodes } from './exit-codes.js';
 
@@ -114,6 +115,28 @@ const program = (setCode: (code: number) => void): Command => {
     .action(async (run: string, opts: { json?: boolean; failures?: boolean }) => {
       const { resultsShow } = await import('./commands/results-show.js');
       setCode(resultsShow(run, opts));
+    });
+  results
+    .command('compare')
+    .description('compare two bundles case by case; exit 1 when a case that passed in BASE fails in HEAD')
+    .argument('<base>', 'the reference: a run id, a bundle directory or an index.jsonl path')
+    .argument('<head>', 'the bundle to check against it, likewise')
+    .option('--json', 'print the comparison as JSON')
+    .action(async (base: string, head: string, opts: { json?: boolean }) => {
+      const { resultsCompare } = await import('./commands/results-compare.js');
+      setCode(resultsCompare(base, head, opts));
+    });
+  results
+    .command('export')
+    .description('export the latest row per case of a bundle for other tools')
+    .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')
+    .addOption(
+      results.createOption('--format <format>', exportFormatHelp()).choices(exportFormats).makeOptionMandatory(),
+    )
+    .option('-o, --output <file>', 'write to this file, atomically (default: stdout)')
+    .action(async (run: string, opts: { format: string; output?: string }) => {
+      const { resultsExport } = await import('./commands/results-export.js');
+      setCode(await resultsExport(run, opts));
     });
 
   const runs = root.command('runs').description('inspect the run index');

@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import type { IndexRow } from './row.js';
+
+/** One grader's verdict on a case, as its `result.json` recorded it. */
+export interface GraderReason {
+  id: string;
+  pass: boolean;
+  score: number | null;
+  reason: string;
+}
+
+/** What a case's artifacts add to its row: the target's output and why the graders decided as they did. */
+export interface CaseDetail {
+  output: string | undefined;
+  reasons: GraderReason[];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+const toReason = (value: unknown): GraderReason | undefined => {
+  if (!isObject(value) || typeof value.reason !== 'string') return undefined;
+  return {
+    id: typeof value.id === 'string' ? value.id : '',
+    pass: value.pass === true,
+    score: typeof value.score === 'number' ? value.score : null,
+    reason: value.reason,
+  };
+};
+
+/** The grader results of every step that graded (a verify step's output holds `results`). */
+const reasonsOf = (steps: unknown): GraderReason[] => {
+  if (!Array.isArray(steps)) return [];
+  return steps.flatMap((step: unknown) => {
+    const results = isObject(step) && isObject(step.output) ? step.output.results : undefined;
+    return Array.isArray(results) ? results.flatMap((r) => toReason(r) ?? []) : [];
+  });
+};
+
+const none: CaseDetail = { output: undefined, reasons: [] };
+
+/**
+ * Reads `result.json` of a row's artifacts. A bundle may come from anywhere (CI, another machine), so the file
+ * is read defensively: missing, unreadable or unexpected content gives no detail rather than failing an export,
+ * and an artifacts path that leaves the bundle is not followed.
+ */
+export const readCaseDetail = (dir: string, row: IndexRow): CaseDetail => {
+  if (typeof row.artifacts !== 'string') return none;
+  const file = resolve(dir, row.artifacts, 'result.json');
+  if (relative(dir, file).startsWith('..') || !existsSync(file)) return none;
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (!isObject(value)) return none;
+    return { output: typeof value.output === 'string' ? value.output : undefined, reasons: reasonsOf(value.steps) };
+  } catch {
+    return none;
+  }
+};

@@ -1,0 +1,79 @@
+import { once } from 'node:events';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { writeFileAtomic } from '../../bundle/atomic.js';
+import { exporters, exportFormats, isExportFormat } from '../../bundle/exporters.js';
+import { InputError } from '../../errors.js';
+import { loadProjectConfig } from '../../plan/config.js';
+import { selectBundle } from '../../plan/select-bundle.js';
+import { exitCodes } from '../exit-codes.js';
+
+// Exporters yield a piece per case; writing them in batches of this size keeps syscalls few.
+const batchBytes = 64 * 1024;
+
+/** Joins small pieces into batches of about `batchBytes`. */
+function* batched(pieces: Iterable<string>): Generator<string> {
+  let batch: string[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    size += piece.length;
+    if (size >= batchBytes) {
+      yield batch.join('');
+      batch = [];
+      size = 0;
+    }
+  }
+  if (batch.length) yield batch.join('');
+}
+
+const toStdout = async (pieces: Iterable<string>): Promise<void> => {
+  let closed = false;
+  // A reader that stops early (`| head`) closes the pipe: stop writing instead of dying of EPIPE.
+  const stop = (): void => {
+    closed = true;
+  };
+  process.stdout.on('error', stop);
+  for (const piece of pieces) {
+    if (closed) return;
+    // Waiting for the pipe to drain keeps a large export from piling up in memory behind a slow reader.
+    if (!process.stdout.write(piece)) await once(process.stdout, 'drain').catch(stop);
+  }
+};
+
+const outputFile = (cwd: string, output: string): string => {
+  const file = resolve(cwd, output);
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new InputError(`-o ${output} is a directory`, undefined, 'give a file path, e.g. -o results.xml');
+  }
+  return file;
+};
+
+/** `proctor results export RUN --format F [-o FILE]`: stdout by default; with -o, the file appears whole or not at all. */
+export const resultsExport = async (selector: string, opts: { format: string; output?: string }): Promise<number> => {
+  const cwd = process.cwd();
+  if (!isExportFormat(opts.format)) {
+    throw new InputError(
+      `unknown export format "${opts.format}"`,
+      undefined,
+      `use one of: ${exportFormats.join(', ')}`,
+    );
+  }
+  const dir = selectBundle(selector, loadProjectConfig(cwd, process.env), cwd);
+  const file = opts.output === undefined ? undefined : outputFile(cwd, opts.output);
+  const render = await exporters[opts.format].load();
+  const pieces = batched(
+    render({ dir, runId: basename(dir), warn: (message) => process.stderr.write(`warning: ${message}\n`) }),
+  );
+  if (file) {
+    // Buffers, not one string: a large export can exceed the longest string V8 allows.
+    const buffers: Buffer[] = [];
+    for (const piece of pieces) buffers.push(Buffer.from(piece));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic(file, Buffer.concat(buffers));
+    process.stderr.write(`wrote ${file}\n`);
+    return exitCodes.ok;
+  }
+  await toStdout(pieces);
+  return exitCodes.ok;
+};

@@ -1,0 +1,59 @@
+import { BundleWriter } from '../../src/bundle/writer.js';
+import type { ErrorRecord } from '../../src/errors.js';
+import type { Outcome } from '../../src/records.js';
+import { type TempProject, tempProject } from '../support/project.js';
+
+export interface FixtureCase {
+  test: string;
+  outcome: Outcome;
+  target?: string;
+  score?: number | null;
+  error?: ErrorRecord | null;
+  /** Written to the case's result.json with one failing grader reason, when given. */
+  output?: string;
+  reason?: string;
+}
+
+/** Writes a bundle of the given cases, in order (a later case with the same test and target supersedes). */
+const projects: TempProject[] = [];
+
+/** Removes every bundle written so far: call it in afterAll. */
+export const removeBundles = (): void => {
+  for (const p of projects.splice(0)) p.remove();
+};
+
+export const writeBundle = (cases: readonly FixtureCase[]): string => {
+  const project = tempProject();
+  projects.push(project);
+  const dir = project.path('bundle');
+  const writer = new BundleWriter(dir);
+  cases.forEach((c, i) => {
+    const target = c.target ?? 'echo';
+    const key = `${c.test}-${target}`;
+    const attempt = i + 1;
+    if (c.output !== undefined) {
+      const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: c.reason ?? 'no match' }] };
+      writer.writeArtifacts(key, attempt, {
+        'result.json': JSON.stringify({ output: c.output, steps: [{ stepId: 'verify', output: verify }] }),
+      });
+    }
+    writer.appendRow({
+      identity: { eval: 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
+      key,
+      fingerprint: 'f',
+      outcome: c.outcome,
+      score: c.score === undefined ? (c.outcome === 'passed' ? 1 : 0) : c.score,
+      error: c.error ?? null,
+      attempts: 1,
+      durationMs: 10,
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      runId: 'r',
+      groupId: 'g',
+      startedAt: 0,
+      finishedAt: 10,
+      artifacts: `cases/${key}/${attempt}`,
+    });
+  });
+  writer.close();
+  return dir;
+};
