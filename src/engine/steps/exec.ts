@@ -5,10 +5,10 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../../errors.js';
+import { sleep } from '../../sleep.js';
 import { interpolateEnv } from '../../targets/secrets.js';
 import { startTicks, stopGroup } from '../process-tree.js';
 import { type Resource, resourcesPath, runDir } from '../resources.js';
-import { sleep } from '../../sleep.js';
 import { type Readiness, readiness, waitReady } from './readiness.js';
 import type { StepContext, StepDef } from './step.js';
 
