@@ -1,5 +1,6 @@
 import type { JsonObject } from '../records.js';
 import type { JournalEntry } from '../store/store.js';
+import { captureEntryId, isCaptureOutput } from './capture.js';
 import { replay } from './context.js';
 
 /** What a snapshot step journals as its output. */
@@ -18,20 +19,27 @@ export const isSnapshotOutput = (v: unknown): v is SnapshotOutput =>
   (typeof v.diff === 'string' || v.diff === null);
 
 /**
- * A run's artifacts as relative paths → contents, from its snapshot steps' outputs: `<step>/diff.patch` and
- * `<step>/files/<path>`. The latest snapshot of a step wins (a retried span snapshots again).
+ * A run's artifacts as relative paths → contents, from its snapshot steps' outputs and the workspaces captured
+ * at its end: `<step>/diff.patch` and `<step>/files/<path>`. The latest snapshot of a step wins (a retried span snapshots again).
  */
 export const snapshotArtifacts = (outputs: readonly { stepId: string; output: unknown }[]): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const { stepId, output } of outputs) {
-    if (!isSnapshotOutput(output)) continue;
-    if (output.diff !== null) out[`${stepId}/diff.patch`] = output.diff;
-    for (const [name, text] of Object.entries(output.files)) {
-      // A name that climbs out (`../x`) would write outside the export directory.
-      if (!name.split('/').includes('..') && !name.startsWith('/')) out[`${stepId}/files/${name}`] = text;
+    if (stepId === captureEntryId && isCaptureOutput(output)) {
+      for (const [ws, capture] of Object.entries(output.workspaces)) add(out, ws, capture);
+      continue;
     }
+    if (isSnapshotOutput(output)) add(out, stepId, output);
   }
   return out;
+};
+
+const add = (out: Record<string, string>, stepId: string, o: Pick<SnapshotOutput, 'files' | 'diff'>): void => {
+  if (o.diff !== null) out[`${stepId}/diff.patch`] = o.diff;
+  for (const [name, text] of Object.entries(o.files)) {
+    // A name that climbs out (`../x`) would write outside the export directory.
+    if (!name.split('/').includes('..') && !name.startsWith('/')) out[`${stepId}/files/${name}`] = text;
+  }
 };
 
 /** A stored run as an export holds it: its final context and every artifact, replayed from the journal. */

@@ -68,7 +68,17 @@ export const recordCase = async (
       ];
     }),
   );
+  // Each workspace's diff against its baseline, taken before its slot was reset for the next case.
+  const workspaceFiles = Object.fromEntries(
+    Object.entries(result.captures).flatMap(([stepId, w]) => [
+      ...(w.diff !== null ? [[`${stepId}.diff`, w.diff]] : []),
+      ...(Object.keys(w.files).length || w.skipped.length || w.error
+        ? [[`${stepId}.files.json`, JSON.stringify({ files: w.files, skipped: w.skipped, error: w.error }, null, 2)]]
+        : []),
+    ]),
+  );
   bundle.writeArtifacts(c.key, c.attempt, {
+    ...workspaceFiles,
     ...snapshotFiles,
     'result.json': JSON.stringify(
       { identity: c.identity, outcome, score, error, output, steps: result.steps },

@@ -1,11 +1,19 @@
 import type { JsonObject } from '../records.js';
+import type { SlotRef } from '../workspaces/slot.js';
 
 /**
  * What a run leaves running or on disk, recorded in its context under `resources.<step id>` so teardown can
  * run from the stored instance alone (another process, after `--keep`), not only from this process's memory.
  */
 export type Resource =
-  | { kind: 'workspace'; path: string }
+  | {
+      kind: 'workspace';
+      path: string;
+      /** A pooled slot: returned to its pool (reset) instead of removed; absent in records of older runs. */
+      slot?: SlotRef;
+      /** What to save of the workspace before it goes: the spec's named files. */
+      capture?: { files: string[]; maxBytes: number };
+    }
   | {
       kind: 'service';
       pid: number;
@@ -28,7 +36,7 @@ const isResource = (v: unknown): v is Resource =>
 
 /** The resources a context records, by the step that made them. */
 export const resourcesOf = (context: Readonly<JsonObject>): [string, Resource][] => {
-  const all = context[resourcesPath];
+  const all: unknown = context[resourcesPath];
   if (!isObject(all)) return [];
   return Object.entries(all).filter((e): e is [string, Resource] => isResource(e[1]));
 };

@@ -1,6 +1,8 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
 import type { ContextOp, Store } from '../store/store.js';
+import type { WorkspaceCapture } from '../workspaces/capture.js';
+import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
 import { dependencies, span } from './dag.js';
 import { JournalWriter, StaleCompletionError } from './journal.js';
@@ -27,6 +29,8 @@ export interface TaskRunResult {
   context: JsonObject;
   error: ErrorRecord | null;
   steps: StepRecord[];
+  /** What each workspace held at the end, by the step that made it: taken before the slot was reset. */
+  captures: Record<string, WorkspaceCapture>;
 }
 
 export interface TaskRunEnv {
@@ -141,7 +145,7 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
       .sort((a, b) => (undo.get(b)?.seq ?? 0) - (undo.get(a)?.seq ?? 0));
     // What the span started must stop before its record goes: the re-run makes its own.
     const made = resourcesOf(context).filter(([id]) => ids.includes(id));
-    await tearDown(made, context);
+    await tearDown(made, context, env.services.workspaces);
     const ops = completed.flatMap((id) => undo.get(id)?.ops ?? []);
     const output: RollbackOutput = { rollback: { from: retry.from, to: spec.id, span: ids, retry: n } };
     await journal(spec.id, records.get(spec.id)?.attempts ?? 1, ops, output as unknown as Json);
@@ -209,11 +213,16 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
   const held = resourcesOf(context);
+  // Before teardown resets the slots; a canceled run is being stopped, not inspected.
+  const captures = status === 'CANCELED' ? {} : await captureWorkspaces(held);
+  if (Object.keys(captures).length > 0)
+    await journal(captureEntryId, 1, [], { workspaces: captures } as unknown as Json).catch(() => {});
+  if (keep) for (const [, r] of held) if (r.kind === 'workspace' && r.slot) env.services.workspaces.detach(r.slot);
   if (!keep && held.length > 0) {
-    const ops = await tearDown(held, context);
+    const ops = await tearDown(held, context, env.services.workspaces);
     // The store may be what failed; the resources are gone either way, and the run's status says why.
     await journal(teardownEntryId, 1, ops, { teardown: true }).catch(() => {});
     applyOps(context, ops);
   }
-  return { status, context, error: failure, steps: [...records.values()] };
+  return { status, context, error: failure, steps: [...records.values()], captures };
 };

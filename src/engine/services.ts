@@ -1,10 +1,20 @@
+import { hostname } from 'node:os';
 import { BundleWriter } from '../bundle/writer.js';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import type { JsonObject } from '../records.js';
+import type { RunOwner } from '../store/store.js';
 import { targets } from '../targets/registry.js';
 import { interpolateEnv } from '../targets/secrets.js';
 import type { Target, TargetContext } from '../targets/target.js';
+import { WorkspacePools } from '../workspaces/pool.js';
+
+export interface ServicesOptions {
+  /** The process executing runs: recorded beside its workspace slots and service logs for `runs gc`. */
+  owner?: RunOwner;
+  /** Most slots per workspace spec: how many cases the runner can have in flight. */
+  maxSlots?: number;
+}
 
 /** A target as a step names it: the config is raw, `${ENV}` is resolved here, in the executing process. */
 export interface TargetRef {
@@ -22,14 +32,28 @@ export interface AssertionRef {
 
 /**
  * What steps share across the runs of one process: targets and graders are built once per distinct config
- * (a compiled regex, an HTTP client), and each bundle has one append descriptor.
+ * (a compiled regex, an HTTP client), each bundle has one append descriptor, and each workspace spec one pool.
  */
 export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
   private readonly bundles = new Map<string, BundleWriter>();
 
-  constructor(readonly env: Readonly<Record<string, string | undefined>>) {}
+  readonly owner: RunOwner;
+  readonly workspaces: WorkspacePools;
+
+  constructor(
+    readonly env: Readonly<Record<string, string | undefined>>,
+    options: ServicesOptions = {},
+  ) {
+    // Without a runner's owner (a library caller), this process owns what it makes.
+    this.owner = options.owner ?? {
+      host: hostname(),
+      pid: process.pid,
+      startedAt: Math.round(Date.now() - process.uptime() * 1000),
+    };
+    this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
+  }
 
   target(ref: TargetRef): Target {
     const cacheKey = JSON.stringify(ref);

@@ -2,28 +2,41 @@ import { readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../records.js';
 import type { ContextOp, Store } from '../store/store.js';
+import { ownerFileName, serviceFileSuffix } from '../workspaces/owner-file.js';
+import { removeSlot } from '../workspaces/pool.js';
+import type { SlotRef } from '../workspaces/slot.js';
 import { replay } from './context.js';
 import { stopGroup } from './process-tree.js';
 import { type Resource, resourcesOf, resourcesPath, workspaceOf, workspacePath } from './resources.js';
 
 const serviceGraceMs = 3000;
 
+/** Removes a run folder once nothing but its owner file is left in it. */
 const removeIfEmpty = async (dir: string): Promise<void> => {
   try {
-    if ((await readdir(dir)).length === 0) await rmdir(dir);
+    const left = await readdir(dir);
+    if (left.length === 1 && left[0] === ownerFileName) await rm(`${dir}/${ownerFileName}`);
+    if (left.length <= 1) await rmdir(dir);
   } catch {
     // Gone already, or another run's files still live there.
   }
 };
 
+/** Where a pooled slot goes back: this process's pools. Absent (another process, after `--keep`): removed. */
+export interface SlotReturn {
+  release(slot: SlotRef): Promise<void>;
+}
+
 /**
- * Stops every service and removes every workspace of `resources`; services first, since they may hold files
- * of the workspace open. Returns the ops that drop them from the context. Never throws: teardown runs on
- * every path, including after a failure, and one stubborn resource must not keep the others up.
+ * Stops every service and removes every workspace of `resources` (a pooled slot goes back to its pool);
+ * services first, since they may hold files of the workspace open. Returns the ops that drop them from the
+ * context. Never throws: teardown runs on every path, including after a failure, and one stubborn resource
+ * must not keep the others up.
  */
 export const tearDown = async (
   resources: readonly [string, Resource][],
   context: Readonly<JsonObject>,
+  pools?: SlotReturn,
 ): Promise<ContextOp[]> => {
   const services = resources.filter(
     (e): e is [string, Extract<Resource, { kind: 'service' }>] => e[1].kind === 'service',
@@ -31,8 +44,14 @@ export const tearDown = async (
   await Promise.all(services.map(([, s]) => stopGroup(s.pid, s.startTicks, serviceGraceMs)));
   const parents = new Set<string>();
   for (const [, r] of resources) {
+    if (r.kind === 'workspace' && r.slot) {
+      const slot = r.slot;
+      await (pools ? pools.release(slot) : removeSlot(slot.dir)).catch(() => {});
+      continue;
+    }
     const path = r.kind === 'workspace' ? r.path : r.log;
     await rm(path, { recursive: true, force: true }).catch(() => {});
+    if (r.kind === 'service') await rm(serviceFile(r.log), { force: true }).catch(() => {});
     parents.add(dirname(path));
   }
   // A run's folder under .proctor/work holds only what its steps made: once those are gone, so is it.
@@ -66,6 +85,9 @@ export const tearDownInstance = async (store: Store, instanceId: string): Promis
   });
   return resources.map(([, r]) => r);
 };
+
+/** Where a service's pid is kept for `runs gc`, beside its log. */
+export const serviceFile = (log: string): string => log.replace(/\.log$/, serviceFileSuffix);
 
 /** The step id of the journal entry an automatic teardown appends; no user step may have it. */
 export const teardownEntryId = '@teardown';

@@ -3,6 +3,7 @@ import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import type { PlannedCase } from './matrix.js';
 import type { AssertionSpec } from './spec.js';
+import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
 export const caseVerifier = 'main';
 
@@ -17,13 +18,19 @@ export const assertionConfig = (a: AssertionSpec): JsonObject => ({
   config: a.config,
 });
 
-/** The task an eval case compiles into: a prompt step, then a verify step grading its output. */
+/**
+ * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
+ * verify step grading its output, then the test's `after` steps.
+ */
 export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec => ({
   id: `case:${c.key}`,
   vars: c.vars,
+  ...(c.eval.workRoot ? { workRoot: c.eval.workRoot } : {}),
   steps: [
+    ...(c.eval.workspace ? [c.eval.workspace] : []),
+    ...(c.test.before ?? []),
     {
-      id: 'prompt',
+      id: casePromptStep,
       type: 'prompt',
       ...(timeoutS ? { timeoutS } : {}),
       config: {
@@ -32,17 +39,18 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
       },
     },
     {
-      id: 'verify',
+      id: caseVerifyStep,
       type: 'verify',
       config: {
         verifierId: caseVerifier,
-        input: 'prompt',
+        input: casePromptStep,
         threshold: c.threshold,
         baseDir: c.evalDir,
         test: c.test.id,
         assert: c.assert.map(assertionConfig),
       },
     },
+    ...(c.test.after ?? []),
   ],
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { assertionCommonSchema, assertionConfigSchema } from '../graders/assertion.js';
 import { type GraderKind, graderKinds } from '../graders/registry.js';
 import { targets } from '../targets/registry.js';
+import { workspaceSpecSchema } from '../workspaces/spec.js';
 import { optionsSchema } from './options.js';
 import { objectSchema } from './zod-walk.js';
 
@@ -47,6 +48,17 @@ export const inlineTargetSchema = (): z.ZodType =>
     }),
   );
 
+/** A task step as a test declares it (checked per type when the test is compiled; see task-steps.ts). */
+export const testStepSchema = z
+  .looseObject({ id: z.string().min(1), type: z.string().min(1) })
+  .describe('A task step: workspace, exec, snapshot, module, … (the keys of a *.task.yaml step)');
+
+/** Steps around a test's prompt: `before` it (setup), and `after` its grading (snapshots, cleanup). */
+const aroundSteps = {
+  before: z.array(testStepSchema).optional().describe('Task steps run before the prompt, in its workspace'),
+  after: z.array(testStepSchema).optional().describe('Task steps run after grading (snapshot, …)'),
+};
+
 export const testSchema = <A extends z.ZodType>(assertion: A) =>
   z.strictObject({
     id: testIdSchema.optional().describe('Unique in the file; default t<N>, N its 1-based position'),
@@ -55,6 +67,7 @@ export const testSchema = <A extends z.ZodType>(assertion: A) =>
     assert: z.array(assertion).optional(),
     threshold: z.number().min(0).max(1).optional().describe('Score needed to pass, default 1'),
     repeat: z.int().positive().optional(),
+    ...aroundSteps,
   });
 
 export const defaultTestSchema = <A extends z.ZodType>(assertion: A) =>
@@ -62,6 +75,8 @@ export const defaultTestSchema = <A extends z.ZodType>(assertion: A) =>
     vars: varsSchema.optional(),
     assert: z.array(assertion).optional().describe('Run before each test’s own assertions'),
     threshold: z.number().min(0).max(1).optional(),
+    before: aroundSteps.before.describe('Run before each test’s own `before` steps'),
+    after: aroundSteps.after.describe('Run before each test’s own `after` steps'),
   });
 
 export const promptObjectSchema = z.strictObject({
@@ -75,6 +90,7 @@ interface Parts {
   test: z.ZodType;
   defaultTest: z.ZodType;
   fileRef: z.ZodType;
+  workspace: z.ZodType;
 }
 
 /** The file's top level, from its element schemas (typed for the JSON Schema, opaque for the loader). */
@@ -87,6 +103,9 @@ export const evalFileSchema = (parts: Parts) =>
       .optional()
       .describe('Default: every target of proctor.toml'),
     prompts: z.union([z.string(), z.array(z.union([z.string(), parts.prompt])).min(1)]),
+    workspace: parts.workspace
+      .optional()
+      .describe('Every case runs in a pooled copy of this workspace, reset to its baseline between cases'),
     default_test: parts.defaultTest.optional(),
     tests: z.union([parts.fileRef, z.array(z.union([parts.fileRef, parts.test]))]).optional(),
     evaluate_options: optionsSchema.optional(),
@@ -99,6 +118,7 @@ export const evalShapeSchema = evalFileSchema({
   test: z.unknown(),
   defaultTest: z.unknown(),
   fileRef: z.string(),
+  workspace: z.unknown(),
 });
 
 /** The whole file, typed: what the JSON Schema for editors is made from. */
@@ -110,6 +130,7 @@ export const typedEvalFileSchema = () => {
     test: testSchema(assertion),
     defaultTest: defaultTestSchema(assertion),
     fileRef: fileRefSchema,
+    workspace: workspaceSpecSchema,
   });
 };
 

@@ -1,20 +1,23 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { StepSpec } from '../engine/task.js';
 import { InputError } from '../errors.js';
 import type { JsonObject } from '../records.js';
 import { buildAssertion } from './assertion-spec.js';
 import type { Env } from './env.js';
 import { defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
-import { draftTests, finishTests, type TestDefaults } from './load-tests.js';
+import { draftTests, finishTests, type StepCompiler, type TestDefaults } from './load-tests.js';
 import { labelProblem, toEvalOptions } from './options.js';
 import { isRecord } from './records.js';
 import type { Source } from './source.js';
 import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
+import type { StepScope } from './task-steps.js';
 import { compileTemplate } from './template.js';
+import { compileAround, noSteps, workspaceStep } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
 /**
@@ -38,8 +41,14 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   const doc = shape.data;
   const dir = path.dirname(abs);
 
-  const defaults = loadDefaultTest(source, doc.default_test);
-  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), defaults);
+  // Steps of tests resolve paths against the eval file; prompt steps among them must name their target.
+  const scope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
+  const workspace = doc.workspace === undefined ? undefined : workspaceStep(source, ['workspace'], doc.workspace, dir);
+  const lead = workspace ? [workspace] : [];
+  const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
+  const around: StepCompiler = (draft, inherited) =>
+    compileAround({ ...scope, templateVars: draft.vars }, draft.source, draft.path, draft, inherited, lead);
+  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), defaults, around);
   // No tests: the prompts run once each, with default_test's vars and assertions.
   if (doc.tests === undefined)
     tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
@@ -52,6 +61,8 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
     prompts: loadPrompts(source, doc.prompts, dir),
     tests,
     options: toEvalOptions(doc.evaluate_options),
+    ...(workspace ? { workspace } : {}),
+    workRoot: path.join(config.root, '.proctor', 'work'),
   };
 };
 
@@ -100,14 +111,16 @@ const findEvalFiles = (dir: string): string[] => {
   return out.sort((a, b) => (displayPath(a, dir) < displayPath(b, dir) ? -1 : 1));
 };
 
-const loadDefaultTest = (source: Source, raw: unknown): TestDefaults => {
+const loadDefaultTest = (source: Source, raw: unknown, scope: StepScope, lead: readonly StepSpec[]): TestDefaults => {
   if (raw === undefined) return { vars: {}, assert: [] };
   // Assertions are checked one by one by buildAssertion, which knows each kind's own keys.
   const schema = defaultTestSchema(z.unknown());
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, ['default_test'], schema);
-  const { vars, assert, threshold } = parsed.data;
+  const { vars, assert, threshold, before, after } = parsed.data;
+  const steps = compileAround(scope, source, ['default_test'], { before, after }, noSteps, lead);
   return {
+    steps,
     vars: (vars ?? {}) as JsonObject,
     assert: (assert ?? []).map((a, i) => buildAssertion(source, ['default_test', 'assert', i], a)),
     ...(threshold !== undefined ? { threshold } : {}),

@@ -9,6 +9,7 @@ import { displayPath, isFileRef, readFileRef } from './files.js';
 import { isRecord } from './records.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
+import { type AroundSteps, noSteps } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
 /** A test as written, before numbering and `default_test` are applied. */
@@ -22,13 +23,19 @@ export interface DraftTest {
   threshold?: number;
   repeat?: number;
   where: SourcePosition;
+  before?: unknown[];
+  after?: unknown[];
 }
 
 export interface TestDefaults {
   vars: JsonObject;
   assert: AssertionSpec[];
   threshold?: number;
+  steps?: AroundSteps;
 }
+
+/** Compiles a test's own steps after those it inherits (see test-steps.ts). */
+export type StepCompiler = (draft: DraftTest, inherited: AroundSteps) => AroundSteps;
 
 const rawTestSchema = testSchema(z.unknown());
 
@@ -46,6 +53,8 @@ export const draftTest = (source: Source, at: Path, raw: unknown): DraftTest => 
     assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a)),
     ...(t.threshold !== undefined ? { threshold: t.threshold } : {}),
     ...(t.repeat !== undefined ? { repeat: t.repeat } : {}),
+    ...(t.before !== undefined ? { before: t.before } : {}),
+    ...(t.after !== undefined ? { after: t.after } : {}),
     where: source.pos(at),
   };
 };
@@ -111,7 +120,11 @@ const jsonlTest = (display: string, line: string, index: number): DraftTest => {
 };
 
 /** Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids. */
-export const finishTests = (drafts: readonly DraftTest[], defaults: TestDefaults): TestSpec[] => {
+export const finishTests = (
+  drafts: readonly DraftTest[],
+  defaults: TestDefaults,
+  compileSteps?: StepCompiler,
+): TestSpec[] => {
   const seen = new Map<string, SourcePosition>();
   return drafts.map((draft, i) => {
     const id = draft.id ?? `t${i + 1}`;
@@ -127,6 +140,7 @@ export const finishTests = (drafts: readonly DraftTest[], defaults: TestDefaults
       );
     }
     seen.set(id, draft.where);
+    const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
     return {
       id,
       ...(draft.description !== undefined ? { description: draft.description } : {}),
@@ -135,6 +149,8 @@ export const finishTests = (drafts: readonly DraftTest[], defaults: TestDefaults
       threshold: draft.threshold ?? defaults.threshold ?? 1,
       repeat: draft.repeat ?? 1,
       where: draft.where,
+      ...(steps.before.length ? { before: steps.before } : {}),
+      ...(steps.after.length ? { after: steps.after } : {}),
     };
   });
 };

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import type { StepSpec } from '../engine/task.js';
 import type { CaseIdentity, JsonObject } from '../records.js';
 import type { TargetKind } from '../targets/registry.js';
 import { redactTargetConfig } from '../targets/secrets.js';
@@ -28,19 +29,35 @@ export interface MatrixOptions {
   repeat?: number;
 }
 
-// Tests share their default_test assertions: each assertion's JSON is worked out once, not once per test.
-const assertionJson = new WeakMap<AssertionSpec, string>();
-const assertsJson = (asserts: readonly AssertionSpec[]): string =>
-  asserts
-    .map((a) => {
-      let json = assertionJson.get(a);
-      if (json === undefined) {
-        json = stableJson(a);
-        assertionJson.set(a, json);
-      }
-      return json;
-    })
-    .join(',');
+/**
+ * JSON of each item, worked out once per object: tests share their default_test assertions and steps, so a
+ * large suite serialises each shared one once, not once per test.
+ */
+const jsonOnce = <T extends object>(view: (item: T) => unknown) => {
+  const cache = new WeakMap<T, string>();
+  return (items: readonly T[]): string =>
+    items
+      .map((item) => {
+        let json = cache.get(item);
+        if (json === undefined) {
+          json = stableJson(view(item));
+          cache.set(item, json);
+        }
+        return json;
+      })
+      .join(',');
+};
+
+const assertsJson = jsonOnce<AssertionSpec>((a) => a);
+// `baseDir` is left out: it is absolute, and a fingerprint must be the same in every checkout (paths in
+// steps stay as written).
+const stepsJson = jsonOnce<StepSpec>(({ baseDir: _absolute, ...rest }) => rest);
+
+/** The steps a test adds around its prompt, workspace included; '' when none, so older fingerprints hold. */
+const aroundPrint = (spec: EvalSpec, test: TestSpec): string => {
+  const steps = [...(spec.workspace ? [spec.workspace] : []), ...(test.before ?? []), ...(test.after ?? [])];
+  return steps.length ? stepsJson(steps) : '';
+};
 
 /**
  * Expands evals × tests × prompts × targets × samples. The prompt is rendered once per test and prompt, and
@@ -59,9 +76,16 @@ export const expandMatrix = (evals: readonly EvalSpec[], options: MatrixOptions 
     );
     for (const test of spec.tests) {
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
+      const around = aroundPrint(spec, test);
       for (const promptSpec of spec.prompts) {
         const prompt = renderTemplate(promptSpec.text, test.vars);
-        const promptPrint = fingerprintOf([prompt, test.vars, assertsJson(test.assert), test.threshold]);
+        const promptPrint = fingerprintOf([
+          prompt,
+          test.vars,
+          assertsJson(test.assert),
+          test.threshold,
+          ...(around ? [around] : []),
+        ]);
         for (const target of spec.targets) {
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {

@@ -1,3 +1,4 @@
+import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
 import type { JsonObject } from '../records.js';
 
@@ -55,6 +56,10 @@ export interface TestSpec {
   threshold: number;
   repeat: number;
   where?: SourcePosition;
+  /** Task steps before the prompt (default_test's first), compiled. */
+  before?: StepSpec[];
+  /** Task steps after grading (default_test's first), compiled. */
+  after?: StepSpec[];
 }
 
 /** One `*.eval.yaml`, loaded and validated: nothing in it can fail later for a reason the file could have said. */
@@ -68,4 +73,8 @@ export interface EvalSpec {
   prompts: PromptSpec[];
   tests: TestSpec[];
   options: EvalOptions;
+  /** `workspace:` as the step every case starts with. */
+  workspace?: StepSpec;
+  /** Where cases make workspaces and service logs: `<project root>/.proctor/work`. */
+  workRoot?: string;
 }

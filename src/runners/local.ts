@@ -60,8 +60,9 @@ export class LocalRunner implements Runner {
     private readonly options: LocalRunnerOptions,
   ) {
     // A plain copy: every read of process.env crosses into C++, and steps read the environment per run.
-    this.services = new Services(options.env ?? { ...process.env });
     this.owner = options.owner ?? currentOwner();
+    // A spec's workspace pool never needs more slots than this runner has runs in flight.
+    this.services = new Services(options.env ?? { ...process.env }, { owner: this.owner, maxSlots: options.workers });
   }
 
   async submit(request: SubmitRequest): Promise<Submitted> {
@@ -156,6 +157,7 @@ export class LocalRunner implements Runner {
     clearTimeout(timeout);
     this.unschedule();
     await this.ticking;
+    await this.services.workspaces.close();
     this.services.close();
   }
 

@@ -130,8 +130,9 @@ describe('loadEvalFile errors point at the node', () => {
     expect(error.where).toEqual({ file: 'evals/a.eval.yaml', line: 4, col: 5 });
     expect(error.message).toBe('unknown key "asert" in tests[0]');
     expect(error.hint).toContain('did you mean "assert"');
-    error = fails('prompts: x\nworkspace: {}\n');
+    error = fails('prompts: x\nworkspaces: {}\n');
     expect(error.where).toEqual({ file: 'evals/a.eval.yaml', line: 2, col: 1 });
+    expect(error.hint).toContain('did you mean "workspace"');
   });
 
   it('missing prompts', () => {

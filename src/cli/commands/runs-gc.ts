@@ -1,32 +1,55 @@
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { stopGroup } from '../../engine/process-tree.js';
+import { ownerProcessState } from '../../runners/owner.js';
 import { reconcileOrphans } from '../../runners/reconcile.js';
+import { sweepWorkRoot } from '../../workspaces/gc.js';
 import { exitCodes } from '../exit-codes.js';
 import { table } from '../summary-table.js';
 import { withRunsStore } from './runs-store.js';
 
-/** `proctor runs gc`: reconciles orphaned runs now and reports each one it marked FAILED. */
+const serviceGraceMs = 3000;
+
+/**
+ * `proctor runs gc`: reconciles orphaned runs now, then removes the workspaces and stops the services that
+ * dead processes of this host left under `.proctor/work`, and reports each. Another host's directories are
+ * left alone: whether their owner lives cannot be seen from here.
+ */
 export const runsGc = async (opts: { json?: boolean }): Promise<number> =>
   withRunsStore(async (store, config) => {
     const orphans = await reconcileOrphans(
       store,
       config.runner.config.leaseMs ? { leaseMs: config.runner.config.leaseMs } : {},
     );
+    const host = hostname();
+    const swept = await sweepWorkRoot(path.join(config.root, '.proctor', 'work'), {
+      ownerGone: (owner) => owner.host === host && ownerProcessState(owner) !== 'alive',
+      stopService: (pid, ticks) => stopGroup(pid, ticks, serviceGraceMs),
+    });
     if (opts.json) {
-      // An object, so later sweeps (workspaces) add their own key without breaking readers.
       const rows = orphans.map((o) => ({ run_id: o.run.runId, status: o.run.status, reason: o.reason }));
-      process.stdout.write(`${JSON.stringify({ orphans: rows }, null, 2)}\n`);
+      const removed = swept.map((s) => ({ dir: s.dir, kind: s.kind, run_id: s.runId, stopped_pids: s.stopped }));
+      process.stdout.write(`${JSON.stringify({ orphans: rows, removed }, null, 2)}\n`);
       return exitCodes.ok;
     }
-    if (orphans.length === 0) {
-      process.stdout.write('no orphaned runs\n');
-      return exitCodes.ok;
+    const out: string[] = [];
+    if (orphans.length === 0) out.push('no orphaned runs');
+    else {
+      const rows = orphans.map((o) => [
+        o.run.runId,
+        o.run.owner ? `${o.run.owner.host}:${o.run.owner.pid}` : '-',
+        o.reason,
+      ]);
+      out.push(
+        `${table(['run', 'owner', 'reason'], rows)}\n\n${orphans.length} orphaned run${orphans.length === 1 ? '' : 's'} marked FAILED`,
+      );
     }
-    const rows = orphans.map((o) => [
-      o.run.runId,
-      o.run.owner ? `${o.run.owner.host}:${o.run.owner.pid}` : '-',
-      o.reason,
-    ]);
-    process.stdout.write(
-      `${table(['run', 'owner', 'reason'], rows)}\n\n${orphans.length} orphaned run${orphans.length === 1 ? '' : 's'} marked FAILED\n`,
-    );
+    for (const s of swept) {
+      const stopped = s.stopped.length ? `, stopped pid ${s.stopped.join(', ')}` : '';
+      out.push(
+        `removed ${s.kind === 'slot' ? 'workspace' : 'run folder'} ${s.dir} (owner pid ${s.owner.pid} gone${stopped})`,
+      );
+    }
+    process.stdout.write(`${out.join('\n')}\n`);
     return exitCodes.ok;
   });

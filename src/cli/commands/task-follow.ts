@@ -1,4 +1,5 @@
 import { isSnapshotOutput } from '../../engine/artifacts.js';
+import { captureEntryId } from '../../engine/capture.js';
 import type { RollbackOutput } from '../../engine/run-task.js';
 import { teardownEntryId } from '../../engine/teardown.js';
 import type { Submitted } from '../../runners/runner.js';
@@ -59,6 +60,7 @@ const entryLines = (e: JournalEntry, type: string | undefined, prefix: string, d
       `${prefix}↺ ${out.rollback.to}: rolled back to ${out.rollback.from} (retry ${out.rollback.retry}): ${out.rollback.span.join(', ')}`,
     ];
   if (e.stepId === teardownEntryId) return [`${prefix}✓ teardown (automatic)`];
+  if (e.stepId === captureEntryId) return [`${prefix}✓ workspace diff saved`];
   const score = isVerification(out) ? ` ${out.pass ? 'passed' : 'FAILED'} score ${out.score.toFixed(2)}` : '';
   const attempt = e.attempt > 1 ? ` (attempt ${e.attempt})` : '';
   const head = `${prefix}✓ ${e.stepId}${score}${attempt}`;

@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../../errors.js';
 import { sleep } from '../../sleep.js';
 import { interpolateEnv } from '../../targets/secrets.js';
+import { writeOwnerFile } from '../../workspaces/owner-file.js';
 import { startTicks, stopGroup } from '../process-tree.js';
 import { type Resource, resourcesPath, runDir } from '../resources.js';
+import { serviceFile } from '../teardown.js';
 import { type Readiness, readiness, waitReady } from './readiness.js';
 import type { StepContext, StepDef } from './step.js';
 
@@ -89,6 +91,7 @@ const runBackground = async (step: z.output<typeof config>, ctx: StepContext) =>
   const dir = runDir(ctx.workRoot, ctx.instanceId);
   await mkdir(dir, { recursive: true });
   const log = path.join(dir, `${ctx.stepId}.log`);
+  await writeOwnerFile(dir, { owner: ctx.services.owner, run_id: ctx.runId, instance_id: ctx.instanceId });
   const fd = openSync(log, 'w');
   const [file, args] = commandLine(step.command);
   const child = spawn(file, args, {
@@ -107,6 +110,8 @@ const runBackground = async (step: z.output<typeof config>, ctx: StepContext) =>
     exited = code ?? sig ?? 'exit';
   });
   const ticks = startTicks(pid);
+  // Recorded before the readiness wait: a process killed meanwhile leaves a service that gc can still stop.
+  await writeFile(serviceFile(log), JSON.stringify({ pid, start_ticks: ticks }));
   const stop = () => stopGroup(pid, ticks, killGraceMs);
   try {
     const check = step.ready;
@@ -119,6 +124,7 @@ const runBackground = async (step: z.output<typeof config>, ctx: StepContext) =>
     if (exited !== null) throw new Error(`exited (${String(exited)}) before it was ready`);
   } catch (error) {
     await stop();
+    await rm(serviceFile(log), { force: true });
     if (error instanceof CanceledError || ctx.signal.aborted) throw new CanceledError();
     const logText = await readFile(log, 'utf8').catch(() => '');
     const why = error instanceof Error ? error.message : String(error);

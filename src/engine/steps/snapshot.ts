@@ -4,12 +4,15 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
+import { captureSlot } from '../../workspaces/capture.js';
+import type { SlotRef } from '../../workspaces/slot.js';
+import { resourcesOf } from '../resources.js';
 import type { StepContext, StepDef } from './step.js';
 
 const config = z.strictObject({
   /** Files or directories to collect, relative to the workspace. */
   files: z.array(z.string().min(1)).default([]),
-  /** Also collect the workspace's diff against its template (or against empty). */
+  /** Also collect the workspace's diff against its baseline (a pooled slot) or its template (or against empty). */
   diff: z.boolean().default(true),
   /** A larger file is listed as skipped: artifacts live in the journal, which is not a blob store. */
   max_bytes: z.int().positive().default(1_000_000),
@@ -47,6 +50,13 @@ const template = (ctx: StepContext): string | null => {
     : null;
 };
 
+const slotOf = (ctx: StepContext): SlotRef | undefined => {
+  const ws = ctx.context.workspace;
+  const stepId = typeof ws === 'object' && ws !== null && !Array.isArray(ws) ? ws.step : undefined;
+  const held = resourcesOf(ctx.context).find(([id]) => id === stepId)?.[1];
+  return held?.kind === 'workspace' ? held.slot : undefined;
+};
+
 /** Collects files of the workspace and its diff; the contents go to the journal, from which artifacts are written. */
 export const snapshot: StepDef<typeof config> = {
   config,
@@ -63,7 +73,13 @@ export const snapshot: StepDef<typeof config> = {
       else files[name.split(path.sep).join('/')] = await readFile(full, 'utf8');
     }
     let diff: string | null = null;
-    if (step.diff) {
+    const slot = slotOf(ctx);
+    if (step.diff && slot) {
+      // A pooled workspace diffs against its baseline (repos and setup output included), not its template.
+      const captured = await captureSlot(slot, [], step.max_bytes);
+      if (captured.diff === null) throw new ProctorError('setup_failed', `workspace diff failed: ${captured.error}`);
+      diff = captured.diff;
+    } else if (step.diff) {
       const base = template(ctx);
       const empty = base === null ? await mkdtemp(path.join(tmpdir(), 'proctor-empty-')) : null;
       try {

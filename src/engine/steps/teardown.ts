@@ -18,7 +18,7 @@ export const teardown: StepDef<typeof config> = {
     if (ctx.keep) return { ops: [], output: { kept: true } };
     const all = resourcesOf(ctx.context);
     const chosen = step.only ? all.filter(([id]) => step.only?.includes(id)) : all;
-    const ops = await tearDown(chosen, ctx.context);
+    const ops = await tearDown(chosen, ctx.context, ctx.services.workspaces);
     return { ops, output: { removed: chosen.map(([id]) => id) } };
   },
 };

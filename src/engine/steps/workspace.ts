@@ -1,41 +1,43 @@
-import { cp, mkdir, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { z } from 'zod';
-import { ProctorError } from '../../errors.js';
-import { resourcesPath, runDir, workspacePath } from '../resources.js';
+import { interpolateEnv } from '../../targets/secrets.js';
+import { resolveSpec, workspaceSpecSchema } from '../../workspaces/spec.js';
+import { type Resource, resourcesPath, workspacePath } from '../resources.js';
 import type { StepDef } from './step.js';
 
-const config = z.strictObject({
-  /** A directory copied into the workspace, relative to the task file; absent: an empty workspace. */
-  template: z.string().min(1).optional(),
-});
-
 /**
- * Makes the run's working directory under `.proctor/work/<instance>/<step>`, from a template or empty, and
- * makes it the workspace later steps run in. Kept small on purpose: pooling and git baselines grow here.
+ * Lends the run a workspace slot from this process's pool for its spec (materialised on first use: repos
+ * cloned, template copied, setup run) and makes it the workspace later steps run in. Teardown hands the slot
+ * back, and the pool resets it to its baseline before anyone else gets it.
  */
-export const workspace: StepDef<typeof config> = {
-  config,
+export const workspace: StepDef<typeof workspaceSpecSchema> = {
+  config: workspaceSpecSchema,
   async execute(step, ctx) {
-    const dir = path.join(runDir(ctx.workRoot, ctx.instanceId), ctx.stepId);
-    const template = step.template === undefined ? null : path.resolve(ctx.baseDir, step.template);
-    if (template !== null) {
-      const isDir = await stat(template).then(
-        (s) => s.isDirectory(),
-        () => false,
-      );
-      if (!isDir) throw new ProctorError('setup_failed', `workspace template ${template} is not a directory`);
-    }
-    // A rolled-back or re-executed step starts from a clean directory, never from what the last attempt left.
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true });
-    if (template !== null) await cp(template, dir, { recursive: true });
+    const spec = resolveSpec(step, ctx.baseDir);
+    const slot = await ctx.services.workspaces.acquire(
+      ctx.workRoot,
+      spec,
+      { runId: ctx.runId, instanceId: ctx.instanceId },
+      {
+        signal: ctx.signal,
+        env: (s) => ({
+          ...(ctx.services.env as Record<string, string>),
+          ...interpolateEnv(s.env, ctx.services.env),
+          PROCTOR_RUN_ID: ctx.runId,
+          PROCTOR_INSTANCE_ID: ctx.instanceId,
+        }),
+      },
+    );
+    const resource: Resource = {
+      kind: 'workspace',
+      path: slot.path,
+      slot,
+      capture: { files: spec.files, maxBytes: spec.maxBytes },
+    };
     return {
       ops: [
-        { op: 'set', path: `${resourcesPath}.${ctx.stepId}`, value: { kind: 'workspace', path: dir } },
-        { op: 'set', path: workspacePath, value: { path: dir, step: ctx.stepId, template } },
+        { op: 'set', path: `${resourcesPath}.${ctx.stepId}`, value: resource },
+        { op: 'set', path: workspacePath, value: { path: slot.path, step: ctx.stepId, template: spec.template } },
       ],
-      output: { path: dir, template },
+      output: { path: slot.path, template: spec.template, slot: slot.id },
     };
   },
 };

@@ -1,0 +1,43 @@
+import path from 'node:path';
+
+/** A repository of a slot at its baseline: the commit, where HEAD pointed, and every ref, to restore them. */
+export interface RepoBaseline {
+  /** Inside the workspace, POSIX, `.` for the root. */
+  path: string;
+  commit: string;
+  /** `refs/heads/main` when HEAD was on a branch, null when detached. */
+  head: string | null;
+  refs: Record<string, string>;
+}
+
+/**
+ * A materialised workspace slot as plain data: it is recorded in the run's context, so teardown from the stored
+ * instance (another process, after `--keep`) knows what to remove.
+ */
+export interface SlotRef {
+  /** The pool's key (a hash of the resolved spec). */
+  pool: string;
+  id: string;
+  /** The slot's own directory: the workspace, the root's baseline repository and the owner file. */
+  dir: string;
+  /** The workspace steps run in. */
+  path: string;
+  repos: RepoBaseline[];
+  /** The baseline of the root's files outside the repositories, as a repository beside the workspace. */
+  root: { gitDir: string; commit: string } | null;
+}
+
+export const slotPaths = (dir: string) => ({
+  workspace: path.join(dir, 'ws'),
+  rootGit: path.join(dir, 'root.git'),
+  owner: path.join(dir, 'owner.json'),
+});
+
+export const repoDir = (slot: Pick<SlotRef, 'path'>, repoPath: string): string =>
+  repoPath === '.' ? slot.path : path.join(slot.path, repoPath);
+
+/** The pathspec that keeps the root's baseline repository out of the repositories' own trees. */
+export const rootPathspec = (repos: readonly { path: string }[]): string[] => [
+  '.',
+  ...repos.map((r) => `:(exclude)${r.path}`),
+];

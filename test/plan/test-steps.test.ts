@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { caseTask } from '../../src/plan/compile-task.js';
+import { loadProjectConfig } from '../../src/plan/config.js';
+import { loadEvalFile } from '../../src/plan/load-eval.js';
+import { expandMatrix } from '../../src/plan/matrix.js';
+import { inputError, tempProject } from './temp-project.js';
+
+const load = (yaml: string) => {
+  const root = tempProject({ 'proctor.toml': '[targets.echo]\nkind = "echo"\n', 'evals/a.eval.yaml': yaml });
+  return { root, spec: loadEvalFile(path.join(root, 'evals/a.eval.yaml'), loadProjectConfig(root, {}), {}) };
+};
+
+const around = `
+workspace: { template: fixture, setup: ["npm ci"], files: [out.txt] }
+prompts: ["go"]
+default_test:
+  before: [{ id: seed, type: exec, command: echo seed }]
+  after: [{ id: snap, type: snapshot }]
+tests:
+  - id: one
+    before: [{ id: mine, type: exec, command: echo mine }]
+    after: [{ id: last, type: exec, command: echo last, depends_on: [prompt] }]
+  - id: two
+`;
+
+describe('steps around a test prompt', () => {
+  it('compiles workspace, default_test and test steps around the prompt and verify steps', () => {
+    const { root, spec } = load(around);
+    const [one, two] = expandMatrix([spec]);
+    const ids = (c: typeof one) => caseTask(c as NonNullable<typeof one>, undefined).steps.map((s) => s.id);
+    expect(ids(one)).toEqual(['workspace', 'seed', 'mine', 'prompt', 'verify', 'snap', 'last']);
+    expect(ids(two)).toEqual(['workspace', 'seed', 'prompt', 'verify', 'snap']);
+    const task = caseTask(one as NonNullable<typeof one>, undefined);
+    expect(task.workRoot).toBe(path.join(root, '.proctor', 'work'));
+    expect(task.steps[0]?.config).toEqual({ template: 'fixture', setup: ['npm ci'], files: ['out.txt'] });
+    expect(one?.fingerprint).not.toBe(two?.fingerprint);
+  });
+
+  it('puts the steps in the fingerprint, and leaves a plain test’s fingerprint as it was', () => {
+    const plain = expandMatrix([load('prompts: ["go"]\ntests: [{ id: one }]\n').spec])[0];
+    const withStep = expandMatrix([
+      load('prompts: ["go"]\ntests: [{ id: one, after: [{ id: s, type: snapshot }] }]\n').spec,
+    ])[0];
+    const otherStep = expandMatrix([
+      load('prompts: ["go"]\ntests: [{ id: one, after: [{ id: s, type: snapshot, diff: false }] }]\n').spec,
+    ])[0];
+    expect(new Set([plain?.fingerprint, withStep?.fingerprint, otherStep?.fingerprint]).size).toBe(3);
+  });
+
+  it('reports a bad step, a taken id and a bad workspace at file:line:col', () => {
+    const missing = inputError(() => load('prompts: ["go"]\ntests:\n  - before:\n      - { id: x, type: exec }\n'));
+    expect(missing.format()).toMatch(/^evals\/a\.eval\.yaml:4:\d+: .*command/);
+    const taken = inputError(() =>
+      load('prompts: ["go"]\ntests:\n  - before:\n      - { id: prompt, type: exec, command: x }\n'),
+    );
+    expect(taken.format()).toMatch(/^evals\/a\.eval\.yaml:4:\d+: duplicate step id "prompt"/);
+    const ws = inputError(() => load('prompts: ["go"]\nworkspace:\n  repos: [{ url: x, path: ../out }]\n'));
+    expect(ws.format()).toMatch(/^evals\/a\.eval\.yaml:3:\d+: .*inside the workspace/);
+  });
+});
