@@ -1,5 +1,5 @@
 // Runs the fake model server in its own process, so a benchmark measures Proctor and not the server.
-//   npx vite-node bench/fake-server.ts -- --port 8787 --latency-ms 50
+//   npx tsx bench/fake-server.ts --port 8787 --latency-ms 50
 // Prints the base URL (…/v1) as its first stdout line; stops on SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
 import { startFakeModelServer } from '../test/support/fake-model-server.js';
