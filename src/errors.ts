@@ -23,13 +23,15 @@ const retryableKinds: ReadonlySet<ErrorKind> = new Set([
   'setup_failed',
 ]);
 
-export const isRetryable = (kind: ErrorKind): boolean => retryableKinds.has(kind);
+const isRetryable = (kind: ErrorKind): boolean => retryableKinds.has(kind);
 
+/** Facts of an error beyond its kind: how long a server asked to wait, and the error underneath. */
 export interface ErrorDetail {
   retryAfterMs?: number;
   cause?: unknown;
 }
 
+/** An error leaving a target, grader, step or workspace, classified where the fact is known. */
 export class ProctorError extends Error {
   constructor(
     readonly kind: ErrorKind,

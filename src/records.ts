@@ -33,3 +33,7 @@ export interface Message {
 /** A JSON value: what a run context, a journal entry and a bundle row are made of. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
+
+/** A plain mapping (what JSON, YAML and TOML objects parse to), as opposed to an array or a scalar. */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -1,4 +1,5 @@
 import type { Outcome } from '../records.js';
+import { sleep } from '../sleep.js';
 import type { Store } from '../store/store.js';
 
 export interface Counts {
@@ -30,12 +31,7 @@ const outcomeOf = (status: string, outcome: Outcome | null): Outcome =>
   outcome ?? (status === 'CANCELED' ? 'canceled' : status === 'COMPLETED' ? 'passed' : 'error');
 
 /** One reading of a group's progress from the run index: the same for every runner. */
-export const readProgress = async (
-  store: Store,
-  groupId: string,
-  total: number,
-  startedAt: number,
-): Promise<Progress> => {
+const readProgress = async (store: Store, groupId: string, total: number, startedAt: number): Promise<Progress> => {
   const progress: Progress = { ...emptyCounts(total), byTarget: new Map(), elapsedMs: Date.now() - startedAt };
   for (const row of await store.groupProgress(groupId)) {
     const label = row.target ?? '-';
@@ -79,6 +75,6 @@ export const follow = async (
     const progress = await readProgress(store, groupId, total, startedAt);
     options.onProgress(progress);
     if (progress.done >= total || stopped) return progress;
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
+    await sleep(options.intervalMs);
   }
 };

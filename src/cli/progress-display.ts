@@ -10,7 +10,7 @@ const seconds = (ms: number): string =>
 const countsText = (c: Counts): string =>
   `${c.passed} passed · ${c.failed} failed · ${c.error} errors${c.canceled ? ` · ${c.canceled} canceled` : ''}`;
 
-export const progressLine = (p: Progress): string => {
+const progressLine = (p: Progress): string => {
   const rate = p.elapsedMs > 0 ? (p.done * 1000) / p.elapsedMs : 0;
   const eta = rate > 0 && p.done < p.total ? ` · ETA ${seconds(((p.total - p.done) / rate) * 1000)}` : '';
   return `${p.done}/${p.total} · ${countsText(p)} · ${rate.toFixed(1)}/s${eta}`;

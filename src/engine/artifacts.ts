@@ -22,7 +22,7 @@ export const isSnapshotOutput = (v: unknown): v is SnapshotOutput =>
  * A run's artifacts as relative paths → contents, from its snapshot steps' outputs and the workspaces captured
  * at its end: `<step>/diff.patch` and `<step>/files/<path>`. The latest snapshot of a step wins (a retried span snapshots again).
  */
-export const snapshotArtifacts = (outputs: readonly { stepId: string; output: unknown }[]): Record<string, string> => {
+const snapshotArtifacts = (outputs: readonly { stepId: string; output: unknown }[]): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const { stepId, output } of outputs) {
     if (stepId === captureEntryId && isCaptureOutput(output)) {

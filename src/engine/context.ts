@@ -1,7 +1,5 @@
-import type { JsonObject } from '../records.js';
+import { isRecord, type JsonObject } from '../records.js';
 import type { ContextOp } from '../store/store.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Applies one op in place; a dotted path creates the objects on its way. */
 const applyOp = (context: Record<string, unknown>, op: ContextOp): void => {
@@ -10,7 +8,7 @@ const applyOp = (context: Record<string, unknown>, op: ContextOp): void => {
   let node: Record<string, unknown> = context;
   for (const part of parts) {
     const next = node[part];
-    if (!isObject(next)) {
+    if (!isRecord(next)) {
       if (op.op === 'unset') return;
       node[part] = {};
     }

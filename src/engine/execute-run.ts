@@ -6,6 +6,7 @@ import { runTask } from './run-task.js';
 import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
 
+/** What executing a run needs besides its request: the store, the shared services, its owner and its abort. */
 export interface ExecuteEnv {
   store: Store;
   services: Services;

@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { sleep } from '../sleep.js';
+import { signalGroup } from '../targets/process-group.js';
 
 // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
 const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -43,14 +45,6 @@ const groupAlive = (pgid: number): boolean => {
   });
 };
 
-const signal = (pid: number, sig: NodeJS.Signals): void => {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-};
-
 /**
  * Ends the process group `pid` leads: SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone.
  * `expectTicks` guards against a reused pid: a mismatch leaves the process alone.
@@ -61,10 +55,10 @@ export const stopGroup = async (pid: number, expectTicks: number | null, graceMs
     if (now !== null && now !== expectTicks) return;
   }
   if (!groupAlive(pid)) return;
-  signal(pid, 'SIGTERM');
+  signalGroup(pid, 'SIGTERM');
   const until = Date.now() + graceMs;
-  while (groupAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
-  if (groupAlive(pid)) signal(pid, 'SIGKILL');
+  while (groupAlive(pid) && Date.now() < until) await sleep(25);
+  if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
   const hardUntil = Date.now() + 2000;
-  while (groupAlive(pid) && Date.now() < hardUntil) await new Promise((r) => setTimeout(r, 25));
+  while (groupAlive(pid) && Date.now() < hardUntil) await sleep(25);
 };

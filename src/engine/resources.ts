@@ -1,4 +1,4 @@
-import type { JsonObject } from '../records.js';
+import { isRecord, type JsonObject } from '../records.js';
 import type { SlotRef } from '../workspaces/slot.js';
 
 /**
@@ -27,24 +27,22 @@ export type Resource =
 export const resourcesPath = 'resources';
 export const workspacePath = 'workspace';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 const isResource = (v: unknown): v is Resource =>
-  isObject(v) &&
+  isRecord(v) &&
   ((v.kind === 'workspace' && typeof v.path === 'string') ||
     (v.kind === 'service' && typeof v.pid === 'number' && typeof v.log === 'string'));
 
 /** The resources a context records, by the step that made them. */
 export const resourcesOf = (context: Readonly<JsonObject>): [string, Resource][] => {
   const all: unknown = context[resourcesPath];
-  if (!isObject(all)) return [];
+  if (!isRecord(all)) return [];
   return Object.entries(all).filter((e): e is [string, Resource] => isResource(e[1]));
 };
 
 /** The workspace later steps run in: the last one a workspace step made. */
 export const workspaceOf = (context: Readonly<JsonObject>): string | undefined => {
   const ws = context[workspacePath];
-  return isObject(ws) && typeof ws.path === 'string' ? ws.path : undefined;
+  return isRecord(ws) && typeof ws.path === 'string' ? ws.path : undefined;
 };
 
 /** One line per resource, for `--keep` and `runs show`. */

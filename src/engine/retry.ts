@@ -10,7 +10,7 @@ export interface RetryPolicy {
 export const defaultRetryPolicy = (retries: number): RetryPolicy => ({ retries, baseDelayMs: 250, maxDelayMs: 30_000 });
 
 /** Full-jitter exponential backoff; a server's Retry-After wins when it asks for longer. */
-export const backoffMs = (policy: RetryPolicy, attempt: number, retryAfterMs?: number): number => {
+const backoffMs = (policy: RetryPolicy, attempt: number, retryAfterMs?: number): number => {
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const jittered = exp / 2 + Math.random() * (exp / 2);
   return retryAfterMs !== undefined ? Math.max(retryAfterMs, jittered) : jittered;

@@ -16,6 +16,7 @@ import { metadataKeys, type RunRequest, type StepSpec } from './task.js';
 import { tearDown, teardownEntryId } from './teardown.js';
 import { undoOps } from './undo.js';
 
+/** How one step of a run ended; an eval case keeps these in its `result.json`. */
 export interface StepRecord {
   stepId: string;
   status: 'completed' | 'failed' | 'skipped' | 'seeded';
@@ -24,6 +25,7 @@ export interface StepRecord {
   error: ErrorRecord | null;
 }
 
+/** A walked task: its status, final context, first error and every step's record. */
 export interface TaskRunResult {
   status: 'COMPLETED' | 'FAILED' | 'CANCELED';
   context: JsonObject;

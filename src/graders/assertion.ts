@@ -11,7 +11,6 @@ export const assertionCommonSchema = z.object({
   id: z.string().min(1).optional(),
   threshold: z.number().min(0).max(1).optional(),
 });
-export type AssertionCommon = z.output<typeof assertionCommonSchema>;
 
 const commonKeys: ReadonlySet<string> = new Set(Object.keys(assertionCommonSchema.shape));
 

@@ -14,6 +14,7 @@ export interface GradeInput {
   cwd?: string;
 }
 
+/** One grader's verdict; a failed verdict is an outcome, never an error. */
 export interface GradeResult {
   pass: boolean;
   /** 0..1 */

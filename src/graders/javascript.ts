@@ -16,7 +16,7 @@ const filePrefix = 'file://';
  * `output.length < 50` is wrapped in `return (...)`; a body with statements (`const n = ...; return n > 1`) does
  * not parse that way and is used as written. Compiling does not run the code, so validation can call this.
  */
-export const compileExpression = (source: string): Expression => {
+const compileExpression = (source: string): Expression => {
   try {
     return new Function('output', 'vars', 'context', `return (\n${source}\n);`) as Expression;
   } catch {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { assertionCommonSchema, assertionConfigSchema, parseAssertionType } from '../graders/assertion.js';
 import { graderKinds } from '../graders/registry.js';
 import type { JsonObject } from '../records.js';
-import { isRecord } from './records.js';
+import { isRecord } from '../records.js';
 import type { Path, Source } from './source.js';
 import type { AssertionSpec } from './spec.js';
 import { nearest } from './suggest.js';

@@ -5,7 +5,7 @@ import type { PlannedCase } from './matrix.js';
 import type { AssertionSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
-export const caseVerifier = 'main';
+const caseVerifier = 'main';
 
 /** An assertion as a verify step's config carries it. */
 export const assertionConfig = (a: AssertionSpec): JsonObject => ({

@@ -8,8 +8,8 @@ import type { ProjectConfig, TargetSpec } from './spec.js';
 import { buildTarget } from './target-spec.js';
 import { TomlSource } from './toml-source.js';
 
-export const configFileName = 'proctor.toml';
-export const defaultStoreUrl = 'sqlite:.proctor/proctor.db';
+const configFileName = 'proctor.toml';
+const defaultStoreUrl = 'sqlite:.proctor/proctor.db';
 
 const configSchema = z.strictObject({
   runner: z
@@ -31,7 +31,7 @@ const configSchema = z.strictObject({
 });
 
 /** The nearest proctor.toml in `cwd` or an ancestor, if any. */
-export const findConfigFile = (cwd: string): string | undefined => {
+const findConfigFile = (cwd: string): string | undefined => {
   let dir = path.resolve(cwd);
   for (;;) {
     const candidate = path.join(dir, configFileName);
@@ -99,7 +99,7 @@ const defaultsFor = (root: string): ProjectConfig => ({
 });
 
 /** A relative SQLite path is relative to the project root, not to wherever the command was started. */
-export const resolveStoreUrl = (url: string, root: string): string => {
+const resolveStoreUrl = (url: string, root: string): string => {
   if (!url.startsWith('sqlite:')) return url;
   const file = url.slice('sqlite:'.length);
   if (file === ':memory:' || file === '' || path.isAbsolute(file)) return url;

@@ -13,8 +13,8 @@ import { resultsDir, selectBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
 import type { ProjectConfig } from './spec.js';
 
-export const defaultMaxConcurrency = 4;
-export const defaultRetries = 2;
+const defaultMaxConcurrency = 4;
+const defaultRetries = 2;
 
 /** What a user may set on the command line; each wins over the eval file, which wins over proctor.toml. */
 export interface EvalRunFlags {

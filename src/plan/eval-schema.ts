@@ -12,12 +12,12 @@ import { objectSchema } from './zod-walk.js';
  * element at a time (see load-eval.ts) so that each error points at its own node.
  */
 
-export const fileRefSchema = z
+const fileRefSchema = z
   .string()
   .regex(/^file:\/\/.+/, 'expected file://PATH')
   .describe('A file, relative to the eval file');
 export const varsSchema = z.record(z.string(), z.json()).describe('Template variables: {{ name }} in prompts');
-export const testIdSchema = z.union([z.string().min(1), z.int()]);
+const testIdSchema = z.union([z.string().min(1), z.int()]);
 
 /** Every key an assertion has, whatever its kind (`type`, `weight`, `required`, `id`, `threshold`). */
 const commonShape = assertionCommonSchema.shape;
@@ -32,10 +32,10 @@ const typedAssertion = (kind: GraderKind): z.ZodType => {
 };
 
 /** One assertion, as a union over every grader kind. */
-export const assertionSchema = (): z.ZodType => z.union(graderKinds.map(typedAssertion));
+const assertionSchema = (): z.ZodType => z.union(graderKinds.map(typedAssertion));
 
 /** One inline target, as a union over every target kind. */
-export const inlineTargetSchema = (): z.ZodType =>
+const inlineTargetSchema = (): z.ZodType =>
   z.union(
     Object.entries(targets).map(([kind, def]) => {
       const own = {
@@ -49,7 +49,7 @@ export const inlineTargetSchema = (): z.ZodType =>
   );
 
 /** A task step as a test declares it (checked per type when the test is compiled; see task-steps.ts). */
-export const testStepSchema = z
+const testStepSchema = z
   .looseObject({ id: z.string().min(1), type: z.string().min(1) })
   .describe('A task step: workspace, exec, snapshot, module, … (the keys of a *.task.yaml step)');
 
@@ -94,7 +94,7 @@ interface Parts {
 }
 
 /** The file's top level, from its element schemas (typed for the JSON Schema, opaque for the loader). */
-export const evalFileSchema = (parts: Parts) =>
+const evalFileSchema = (parts: Parts) =>
   z.strictObject({
     description: z.string().optional(),
     targets: z

@@ -2,11 +2,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { SourcePosition } from '../errors.js';
 import type { JsonObject } from '../records.js';
+import { isRecord } from '../records.js';
 import { buildAssertion } from './assertion-spec.js';
 import { csvTests } from './csv-tests.js';
 import { testSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
-import { isRecord } from './records.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
 import { type AroundSteps, noSteps } from './test-steps.js';
@@ -40,7 +40,7 @@ export type StepCompiler = (draft: DraftTest, inherited: AroundSteps) => AroundS
 const rawTestSchema = testSchema(z.unknown());
 
 /** One inline (or JSONL / YAML file) test mapping, validated. */
-export const draftTest = (source: Source, at: Path, raw: unknown): DraftTest => {
+const draftTest = (source: Source, at: Path, raw: unknown): DraftTest => {
   const parsed = rawTestSchema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, at, rawTestSchema);
   const t = parsed.data;

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { isRecord } from './records.js';
+import { isRecord } from '../records.js';
 import { type Path, Source } from './source.js';
 import { didYouMean } from './suggest.js';
 

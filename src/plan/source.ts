@@ -6,10 +6,10 @@ import { keysAt } from './zod-walk.js';
 export type Path = readonly (string | number)[];
 
 /** `tests[2].assert[0].type`: how a location inside a file is named in messages. */
-export const pathLabel = (path: Path): string =>
+const pathLabel = (path: Path): string =>
   path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '');
 
-export const valueAt = (value: unknown, path: Path): unknown => {
+const valueAt = (value: unknown, path: Path): unknown => {
   let at = value;
   for (const seg of path) {
     if (at === null || typeof at !== 'object') return undefined;

@@ -9,7 +9,7 @@ import { objectSchema } from './zod-walk.js';
 /** Keys of a target declaration that are Proctor's, not the kind's config. */
 const ownKeys = ['kind', 'max_concurrency'] as const;
 
-export const targetKinds = (): string[] => Object.keys(targets);
+const targetKinds = (): string[] => Object.keys(targets);
 
 const jsonObject = z.record(z.string(), z.json());
 

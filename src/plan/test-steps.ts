@@ -17,7 +17,7 @@ export const noSteps: AroundSteps = { before: [], after: [] };
 /** The ids of the two steps every case has; a test's own steps may depend on them but not reuse them. */
 export const casePromptStep = 'prompt';
 export const caseVerifyStep = 'verify';
-export const caseWorkspaceStep = 'workspace';
+const caseWorkspaceStep = 'workspace';
 
 const standIn = (id: string): StepSpec => ({ id, type: id, config: {} });
 

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { InputError } from '../errors.js';
+import { sleep } from '../sleep.js';
 import { isTerminal, type RunRecord, type Store } from '../store/store.js';
 import { defaultLeaseMs, ownerProcessState } from './owner.js';
 import type { Runner } from './runner.js';
@@ -21,8 +22,6 @@ export type CancelResult =
   | { kind: 'requested'; run: RunRecord }
   | { kind: 'terminal'; run: RunRecord }
   | { kind: 'orphaned'; run: RunRecord };
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const read = async (store: Store, runId: string): Promise<RunRecord> => {
   const run = await store.getRun(runId);

@@ -2,6 +2,7 @@ import { executeRun } from '../engine/execute-run.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
+import type { JsonObject } from '../records.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
 import { currentOwner, defaultHeartbeatMs, defaultLeaseMs } from './owner.js';
 import { reconcileOrphans } from './reconcile.js';
@@ -59,8 +60,8 @@ export class LocalRunner implements Runner {
     private readonly store: Store,
     private readonly options: LocalRunnerOptions,
   ) {
-    // A plain copy: every read of process.env crosses into C++, and steps read the environment per run.
     this.owner = options.owner ?? currentOwner();
+    // A plain copy of process.env: every read of it crosses into C++, and steps read the environment per run.
     // A spec's workspace pool never needs more slots than this runner has runs in flight.
     this.services = new Services(options.env ?? { ...process.env }, { owner: this.owner, maxSlots: options.workers });
   }
@@ -85,7 +86,7 @@ export class LocalRunner implements Runner {
         target: r.target,
         caseKey: r.case?.key,
         metadata: r.metadata,
-        spec: r.task as unknown as RunRequest['metadata'],
+        spec: r.task as unknown as JsonObject,
         context: r.context,
         startStep: r.startStep,
         owner: this.owner,

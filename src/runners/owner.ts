@@ -22,7 +22,7 @@ const boot = bootTimeMs();
  * A process's start time (ms since epoch) from /proc, or undefined when it is not running. Comparing it
  * with the recorded one tells a live owner from a new process that reused its pid.
  */
-export const processStartTime = (pid: number): number | undefined => {
+const processStartTime = (pid: number): number | undefined => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
@@ -36,7 +36,7 @@ export const processStartTime = (pid: number): number | undefined => {
   }
 };
 
-export const isProcessAlive = (pid: number): boolean => {
+const isProcessAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

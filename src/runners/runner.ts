@@ -14,6 +14,7 @@ export type SubmitRequest = Omit<RunRequest, 'runId' | 'instanceId'> & {
   limits?: ConcurrencyLimit[];
 };
 
+/** The ids a submitted run was recorded under. */
 export interface Submitted {
   runId: string;
   instanceId: string;

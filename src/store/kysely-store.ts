@@ -23,6 +23,11 @@ const active = ['QUEUED', 'RUNNING'];
 // PostgreSQL returns bigint columns as strings; SQLite as numbers.
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
+const ownerOf = (r: Pick<Selectable<RunsTable>, 'ownerHost' | 'ownerPid' | 'ownerStartedAt'>): RunOwner | null =>
+  r.ownerHost !== null && r.ownerPid !== null
+    ? { host: r.ownerHost, pid: r.ownerPid, startedAt: num(r.ownerStartedAt) ?? 0 }
+    : null;
+
 const toRunRecord = (r: Selectable<RunsTable>): RunRecord => ({
   runId: r.runId,
   groupId: r.groupId,
@@ -37,10 +42,7 @@ const toRunRecord = (r: Selectable<RunsTable>): RunRecord => ({
     ? { kind: r.errorKind as ErrorKind, message: r.errorMessage ?? '', retryable: r.errorRetryable === 1 }
     : null,
   metadata: JSON.parse(r.metadata) as JsonObject,
-  owner:
-    r.ownerHost !== null && r.ownerPid !== null
-      ? { host: r.ownerHost, pid: r.ownerPid, startedAt: num(r.ownerStartedAt) ?? 0 }
-      : null,
+  owner: ownerOf(r),
   seenAt: num(r.seenAt),
   cancelRequestedAt: num(r.cancelRequestedAt),
   createdAt: num(r.createdAt) ?? 0,
@@ -316,10 +318,7 @@ export class KyselyStore implements Store {
       .groupBy(['ownerHost', 'ownerPid', 'ownerStartedAt'])
       .execute();
     return rows.map((r) => ({
-      owner:
-        r.ownerHost !== null && r.ownerPid !== null
-          ? { host: r.ownerHost, pid: r.ownerPid, startedAt: num(r.ownerStartedAt) ?? 0 }
-          : null,
+      owner: ownerOf(r),
       runs: Number(r.runs),
       oldestSeenAt: Number(r.oldestSeenAt),
     }));

@@ -59,6 +59,7 @@ export interface NewRun {
   owner?: RunOwner;
 }
 
+/** The durable state of one run as created: its task, starting context and start step (the journal is apart). */
 export interface InstanceRecord {
   instanceId: string;
   taskId: string;
@@ -83,6 +84,7 @@ export interface JournalEntry {
   createdAt: number;
 }
 
+/** What a run's terminal status records: the outcome and score of an eval case, or why it failed. */
 export interface RunFinish {
   status: TerminalStatus;
   outcome?: Outcome;
@@ -98,6 +100,7 @@ export interface ProgressRow {
   count: number;
 }
 
+/** Which runs `listRuns` returns, newest first (at most `limit`, default 1000). */
 export interface RunFilter {
   status?: RunStatus;
   /** Any of these statuses (with `status`, both must hold). */

@@ -7,7 +7,7 @@ const config = z.strictObject({
   // An unresolved `${VAR}` must pass: the plan validates before interpolating secrets that only a worker has.
   base_url: z.string().refine((s) => s.includes('${') || URL.canParse(s), 'must be a URL like http://host:port/v1'),
   model: z.string().min(1),
-  /** Already interpolated by the plan layer; never written to disk (see secretKeys). */
+  /** `${VAR}` is resolved in the executing process, not by the plan; never written to disk (see secretKeys). */
   api_key: z.string().optional(),
   /** Env var to read the key from when api_key is absent. */
   api_key_env: z.string().min(1).default('OPENAI_API_KEY'),

@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, ProctorError } from '../errors.js';
 import { type TargetKind, targets } from './registry.js';
 
 export const redacted = '[redacted]';
@@ -10,7 +10,7 @@ export const redacted = '[redacted]';
 export const redactTargetConfig = <C extends Record<string, unknown>>(kind: TargetKind, config: C): C => {
   const def = targets[kind];
   // An unknown kind must fail loudly: silently returning the config would write its secrets to disk.
-  if (!def) throw new Error(`unknown target kind "${String(kind)}"`);
+  if (!def) throw new ProctorError('internal', `unknown target kind "${String(kind)}"`);
   const keys = 'secretKeys' in def ? def.secretKeys : undefined;
   if (!keys || keys.length === 0) return config;
   const out: Record<string, unknown> = { ...config };

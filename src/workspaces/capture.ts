@@ -51,20 +51,21 @@ const diffAgainst = async (
   }
 };
 
-const collect = async (root: string, rel: string, out: string[]): Promise<void> => {
+/** Appends to `out` the files at `rel` under `root` (a directory's, sorted, recursively); a missing path adds none. */
+export const listFiles = async (root: string, rel: string, out: string[]): Promise<void> => {
   const s = await stat(path.join(root, rel)).catch(() => undefined);
   if (!s) return;
   if (!s.isDirectory()) {
     out.push(rel);
     return;
   }
-  for (const name of (await readdir(path.join(root, rel))).sort()) await collect(root, path.join(rel, name), out);
+  for (const name of (await readdir(path.join(root, rel))).sort()) await listFiles(root, path.join(rel, name), out);
 };
 
 /** Reads the named files, each at most `maxBytes`; a name that climbs out of the workspace is skipped. */
 const namedFiles = async (slot: SlotRef, names: readonly string[], maxBytes: number) => {
   const found: string[] = [];
-  for (const n of names) if (!path.normalize(n).startsWith('..')) await collect(slot.path, path.normalize(n), found);
+  for (const n of names) if (!path.normalize(n).startsWith('..')) await listFiles(slot.path, path.normalize(n), found);
   const files: Record<string, string> = {};
   const skipped: string[] = [];
   for (const rel of found) {

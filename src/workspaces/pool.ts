@@ -44,8 +44,6 @@ class Pool {
   private count = 0;
   private seq = 0;
   readonly pending = new Set<Promise<void>>();
-  /** How many slots were materialised: what the bench and tests read. */
-  materialised = 0;
 
   constructor(
     readonly dir: string,
@@ -120,9 +118,7 @@ class Pool {
       await mkdir(dir, { recursive: true });
       // Before anything slow: a process killed mid-setup leaves a slot that gc can attribute.
       await writeOwnerFile(dir, { owner: this.o.owner, run_id: lease.runId, instance_id: lease.instanceId });
-      const slot = await materialise(this.spec, { pool: path.basename(this.dir), id, dir }, m);
-      this.materialised++;
-      return slot;
+      return await materialise(this.spec, { pool: path.basename(this.dir), id, dir }, m);
     } catch (error) {
       await removeSlot(dir);
       this.count--;
@@ -177,11 +173,6 @@ export class WorkspacePools {
 
   detach(slot: SlotRef): void {
     this.pools.get(path.dirname(slot.dir))?.detach(slot);
-  }
-
-  /** Materialisations so far, over every pool. */
-  materialisations(): number {
-    return [...this.pools.values()].reduce((n, p) => n + p.materialised, 0);
   }
 
   /** Waits for resets in flight, then removes every idle slot: nothing outlives the process that pooled it. */

@@ -27,10 +27,10 @@ export interface SlotRef {
   root: { gitDir: string; commit: string } | null;
 }
 
+/** Where a slot keeps its workspace and the root's baseline repository. */
 export const slotPaths = (dir: string) => ({
   workspace: path.join(dir, 'ws'),
   rootGit: path.join(dir, 'root.git'),
-  owner: path.join(dir, 'owner.json'),
 });
 
 export const repoDir = (slot: Pick<SlotRef, 'path'>, repoPath: string): string =>

@@ -52,7 +52,6 @@ export const workspaceSpecSchema = z
     if (seen.has('.') && seen.size > 1)
       ctx.addIssue({ code: 'custom', path: ['repos'], message: 'a repository at the root cannot hold others' });
   });
-export type WorkspaceSpecInput = z.input<typeof workspaceSpecSchema>;
 export type WorkspaceSpec = z.output<typeof workspaceSpecSchema>;
 
 export interface SetupCommand {

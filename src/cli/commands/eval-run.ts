@@ -5,7 +5,7 @@ import { openStore } from '../../store/open.js';
 import { exitCodes } from '../exit-codes.js';
 import { follow } from '../follow.js';
 import { ProgressDisplay } from '../progress-display.js';
-import { onStopSignals } from '../signals.js';
+import { signalExitCode, stopRunnerOnSignals } from '../signals.js';
 import { summaryTable } from '../summary-table.js';
 
 export interface EvalRunOptions extends EvalRunFlags {
@@ -43,14 +43,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const store = await openStore(plan.config.store.url, plan.config.root);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
-  let stopped: () => void = () => {};
-  const stoppedPromise = new Promise<void>((resolve) => {
-    stopped = resolve;
-  });
-  const signals = onStopSignals(async () => {
-    await runner.stop();
-    stopped();
-  });
+  const signals = stopRunnerOnSignals(runner);
   try {
     if (!opts.quiet) {
       say(`run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}`);
@@ -63,19 +56,19 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     })().catch(async (error: unknown) => {
       submitFailure = error;
       await runner.stop();
-      stopped();
+      signals.markStopped();
     });
     await follow(store, plan.groupId, plan.requests.length, {
       intervalMs: 200,
       onProgress: (p) => display.update(p),
-      stopped: stoppedPromise,
+      stopped: signals.stopped,
     });
     await submitted;
     if (submitFailure) throw submitFailure;
     await runner.stop();
     const summary = writeSummary(plan.bundleDir, plan.bundleRunId);
     process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${plan.bundleDir}\n`);
-    if (signals.received) return signals.received === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
+    if (signals.received) return signalExitCode(signals.received);
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {

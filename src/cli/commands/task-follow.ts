@@ -2,7 +2,9 @@ import { isSnapshotOutput } from '../../engine/artifacts.js';
 import { captureEntryId } from '../../engine/capture.js';
 import type { RollbackOutput } from '../../engine/run-task.js';
 import { teardownEntryId } from '../../engine/teardown.js';
+import { isRecord } from '../../records.js';
 import type { Submitted } from '../../runners/runner.js';
+import { sleep } from '../../sleep.js';
 import { isTerminal, type JournalEntry, type RunRecord, type Store } from '../../store/store.js';
 
 export interface TaskFollowOptions {
@@ -20,10 +22,9 @@ interface Verification {
   results?: { id: string; pass: boolean; score: number; reason: string }[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isRollback = (v: unknown): v is RollbackOutput => isObject(v) && isObject(v.rollback);
+const isRollback = (v: unknown): v is RollbackOutput => isRecord(v) && isRecord(v.rollback);
 const isVerification = (v: unknown): v is Verification =>
-  isObject(v) && typeof v.score === 'number' && typeof v.pass === 'boolean';
+  isRecord(v) && typeof v.score === 'number' && typeof v.pass === 'boolean';
 const indent = (text: string, max = 20): string[] => {
   const lines = text.replace(/\s+$/, '').split('\n');
   const shown = lines.length > max ? [...lines.slice(0, max), `… ${lines.length - max} more lines`] : lines;
@@ -43,7 +44,7 @@ const outputLines = (type: string | undefined, output: unknown): string[] => {
       ...(output.diff !== null ? indent(output.diff, 40) : []),
     ];
   }
-  if (!isObject(output)) return output === null ? [] : indent(JSON.stringify(output));
+  if (!isRecord(output)) return output === null ? [] : indent(JSON.stringify(output));
   if (type === 'workspace') return [`      ${String(output.path)}`];
   if (typeof output.text === 'string') return output.text ? indent(output.text) : [];
   if (typeof output.pid === 'number')
@@ -54,7 +55,7 @@ const outputLines = (type: string | undefined, output: unknown): string[] => {
 /** One journal entry as the follower prints it; steps show with their ids as the run ran them (seeds substituted). */
 const entryLines = (e: JournalEntry, type: string | undefined, prefix: string, detailed: boolean): string[] => {
   const out = e.output;
-  if (isObject(out) && out.seeded === true) return [`${prefix}· ${e.stepId} (seeded)`];
+  if (isRecord(out) && out.seeded === true) return [`${prefix}· ${e.stepId} (seeded)`];
   if (isRollback(out))
     return [
       `${prefix}↺ ${out.rollback.to}: rolled back to ${out.rollback.from} (retry ${out.rollback.retry}): ${out.rollback.span.join(', ')}`,
@@ -112,6 +113,6 @@ export const followTaskRuns = async (
     }
     const all = runs.map((s) => last.get(s.runId)).filter((r): r is RunRecord => r !== undefined);
     if ((all.length === runs.length && all.every((r) => isTerminal(r.status))) || wasStopped) return all;
-    await new Promise((r) => setTimeout(r, o.intervalMs));
+    await sleep(o.intervalMs);
   }
 };

@@ -9,7 +9,7 @@ import type { Submitted } from '../../runners/runner.js';
 import { openStore } from '../../store/open.js';
 import type { RunRecord, Store } from '../../store/store.js';
 import { exitCodes } from '../exit-codes.js';
-import { onStopSignals } from '../signals.js';
+import { signalExitCode, stopRunnerOnSignals } from '../signals.js';
 import { followTaskRuns } from './task-follow.js';
 
 export interface TaskRunOptions extends TaskRunFlags {
@@ -47,14 +47,7 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
   const plan = planTaskRun(cwd, file, opts, process.env);
   const store = await openStore(plan.config.store.url, plan.config.root);
   const runner = openRunner(plan.config.runner, store, plan.requests.length);
-  let stopped: () => void = () => {};
-  const stoppedPromise = new Promise<void>((r) => {
-    stopped = r;
-  });
-  const signals = onStopSignals(async () => {
-    await runner.stop();
-    stopped();
-  });
+  const signals = stopRunnerOnSignals(runner);
   try {
     const submitted = await runner.submitMany(plan.requests);
     process.stderr.write(
@@ -66,7 +59,7 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
         out: process.stdout,
         detailed: submitted.length === 1,
         intervalMs: 100,
-        stopped: stoppedPromise,
+        stopped: signals.stopped,
       });
     } catch (error) {
       // What --keep left up must not outlive a follower that can no longer say where it is.
@@ -97,14 +90,14 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
         process.stdout.write('holding; press Ctrl-C to tear down\n');
         // A pending promise does not keep Node alive, and the kept service is not this process's to wait on.
         const hold = setInterval(() => {}, 60_000);
-        await stoppedPromise.finally(() => clearInterval(hold));
+        await signals.stopped.finally(() => clearInterval(hold));
         await tearDownAll(store, held);
         process.stdout.write('torn down\n');
       }
     }
-    if (interrupted) return interrupted === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
+    if (interrupted) return signalExitCode(interrupted);
     if (exportFailed) return exitCodes.failed;
-    if (signals.received) return signals.received === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
+    if (signals.received) return signalExitCode(signals.received);
     return runs.length === submitted.length && runs.every((r) => r.status === 'COMPLETED' && r.outcome === 'passed')
       ? exitCodes.ok
       : exitCodes.failed;

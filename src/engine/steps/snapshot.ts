@@ -1,10 +1,11 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
-import { captureSlot } from '../../workspaces/capture.js';
+import { isRecord } from '../../records.js';
+import { captureSlot, listFiles } from '../../workspaces/capture.js';
 import type { SlotRef } from '../../workspaces/slot.js';
 import { resourcesOf } from '../resources.js';
 import type { StepContext, StepDef } from './step.js';
@@ -17,17 +18,6 @@ const config = z.strictObject({
   /** A larger file is listed as skipped: artifacts live in the journal, which is not a blob store. */
   max_bytes: z.int().positive().default(1_000_000),
 });
-
-const walk = async (root: string, rel: string, out: string[]): Promise<void> => {
-  const full = path.join(root, rel);
-  const s = await stat(full).catch(() => undefined);
-  if (!s) return;
-  if (!s.isDirectory()) {
-    out.push(rel);
-    return;
-  }
-  for (const name of (await readdir(full)).sort()) await walk(root, path.join(rel, name), out);
-};
 
 /** `git diff --no-index` of two trees, with both roots cut from the paths so the patch applies in a workspace. */
 const treeDiff = async (before: string, after: string, signal: AbortSignal): Promise<string> => {
@@ -45,14 +35,12 @@ const treeDiff = async (before: string, after: string, signal: AbortSignal): Pro
 
 const template = (ctx: StepContext): string | null => {
   const ws = ctx.context.workspace;
-  return typeof ws === 'object' && ws !== null && !Array.isArray(ws) && typeof ws.template === 'string'
-    ? ws.template
-    : null;
+  return isRecord(ws) && typeof ws.template === 'string' ? ws.template : null;
 };
 
 const slotOf = (ctx: StepContext): SlotRef | undefined => {
   const ws = ctx.context.workspace;
-  const stepId = typeof ws === 'object' && ws !== null && !Array.isArray(ws) ? ws.step : undefined;
+  const stepId = isRecord(ws) ? ws.step : undefined;
   const held = resourcesOf(ctx.context).find(([id]) => id === stepId)?.[1];
   return held?.kind === 'workspace' ? held.slot : undefined;
 };
@@ -64,7 +52,7 @@ export const snapshot: StepDef<typeof config> = {
     const ws = ctx.workspace;
     if (!ws) throw new ProctorError('setup_failed', `snapshot step "${ctx.stepId}" needs a workspace step before it`);
     const names: string[] = [];
-    for (const f of step.files) await walk(ws, f, names);
+    for (const f of step.files) await listFiles(ws, f, names);
     const files: Record<string, string> = {};
     const skipped: string[] = [];
     for (const name of names) {
