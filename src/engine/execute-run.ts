@@ -12,6 +12,8 @@ export interface ExecuteEnv {
   services: Services;
   owner: RunOwner;
   signal: AbortSignal;
+  /** The runner created this instance itself and nothing else executes it: its journal is known empty. */
+  freshInstance?: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
   if (!(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
   try {
     // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
-    const journal = await env.store.readJournal(req.instanceId);
+    const journal = env.freshInstance ? [] : await env.store.readJournal(req.instanceId);
     const result = await runTask(req, {
       store: env.store,
       services: env.services,

@@ -208,6 +208,8 @@ export class LocalRunner implements Runner {
       services: this.services,
       owner: this.owner,
       signal: controller.signal,
+      // submitMany created the instance with the run (a second instance of the same id would be refused).
+      freshInstance: true,
     })
       .then(() => undefined)
       .finally(() => {
