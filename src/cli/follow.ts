@@ -55,6 +55,8 @@ const readProgress = async (store: Store, groupId: string, total: number, starte
 export interface FollowOptions {
   intervalMs: number;
   onProgress: (progress: Progress) => void;
+  /** Whether the display would show a full reading now; between them only the finished count is read. */
+  wantsProgress: () => boolean;
   /** Resolves when the runner has stopped (after a signal): following ends at the next reading. */
   stopped: Promise<void>;
 }
@@ -71,10 +73,15 @@ export const follow = async (
   void options.stopped.then(() => {
     stopped = true;
   });
-  for (;;) {
+  const reading = async (): Promise<Progress> => {
     const progress = await readProgress(store, groupId, total, startedAt);
     options.onProgress(progress);
-    if (progress.done >= total || stopped) return progress;
+    return progress;
+  };
+  for (;;) {
+    // A full reading groups every run of the group; counting the finished ones reads the index alone.
+    const done = options.wantsProgress() ? (await reading()).done : await store.countFinished(groupId);
+    if (done >= total || stopped) return reading();
     await sleep(options.intervalMs);
   }
 };

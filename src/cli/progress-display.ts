@@ -28,6 +28,12 @@ export class ProgressDisplay {
     private readonly plainEveryMs = 2000,
   ) {}
 
+  /** A terminal redraws at every reading; plain output wants one every few seconds; --quiet none. */
+  wantsUpdate(): boolean {
+    if (this.quiet) return false;
+    return this.out.isTTY || Date.now() - this.lastPlainAt >= this.plainEveryMs;
+  }
+
   update(p: Progress): void {
     if (this.quiet) return;
     if (this.out.isTTY) {

@@ -227,6 +227,16 @@ export class KyselyStore implements Store {
     }));
   }
 
+  async countFinished(groupId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('runs')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('groupId', '=', groupId)
+      .where('status', 'in', ['COMPLETED', 'FAILED', 'CANCELED'])
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
     const row = await this.db
       .selectFrom('instances')

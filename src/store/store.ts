@@ -134,6 +134,8 @@ export interface Store {
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
   groupProgress(groupId: string): Promise<ProgressRow[]>;
+  /** How many runs of a group are terminal: a cheap test for "done" between full progress readings. */
+  countFinished(groupId: string): Promise<number>;
   getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
   /** Appends unless `seq` is already taken; false when refused. */
   appendJournal(entry: JournalEntry): Promise<boolean>;

@@ -61,6 +61,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     await follow(store, plan.groupId, plan.requests.length, {
       intervalMs: 200,
       onProgress: (p) => display.update(p),
+      wantsProgress: () => display.wantsUpdate(),
       stopped: signals.stopped,
     });
     await submitted;
