@@ -1,6 +1,7 @@
 import { writeSummary } from '../../bundle/summary.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../../plan/eval-plan.js';
 import { openRunner } from '../../runners/open.js';
+import { sleep } from '../../sleep.js';
 import { openStore } from '../../store/open.js';
 import { exitCodes } from '../exit-codes.js';
 import { follow } from '../follow.js';
@@ -48,17 +49,24 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     if (!opts.quiet) {
       say(`run ${plan.groupId}: ${plan.requests.length} cases, max concurrency ${plan.maxConcurrency}`);
     }
-    // Submitted in chunks: the first cases start while the rest are still being recorded as QUEUED.
+    // Submitted in chunks, a window ahead of what has finished: the first cases start while the rest are
+    // recorded, and a 100,000-case run does not hold every queued task in memory at once.
     let submitFailure: unknown;
+    const total = plan.requests.length;
     const chunk = Math.max(500, plan.maxConcurrency * 2);
+    // Taken out of the plan: once submitted, a request belongs to the runner, and finished tasks can be collected.
+    const unsubmitted = plan.requests.splice(0);
     const submitted = (async () => {
-      for (let i = 0; i < plan.requests.length; i += chunk) await runner.submitMany(plan.requests.slice(i, i + chunk));
+      for (let sent = 0; unsubmitted.length > 0 && !signals.received; sent += chunk) {
+        while (sent - (await store.countFinished(plan.groupId)) > 2 * chunk && !signals.received) await sleep(50);
+        await runner.submitMany(unsubmitted.splice(0, chunk));
+      }
     })().catch(async (error: unknown) => {
       submitFailure = error;
       await runner.stop();
       signals.markStopped();
     });
-    await follow(store, plan.groupId, plan.requests.length, {
+    await follow(store, plan.groupId, total, {
       intervalMs: 200,
       onProgress: (p) => display.update(p),
       wantsProgress: () => display.wantsUpdate(),
