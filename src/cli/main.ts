@@ -39,6 +39,14 @@ const program = (setCode: (code: number) => void): Command => {
     .exitOverride()
     .showHelpAfterError();
 
+  root
+    .command('init')
+    .description('write a starter proctor.toml and evals/example.eval.yaml here')
+    .action(async () => {
+      const { init } = await import('./commands/init.js');
+      setCode(init());
+    });
+
   const evalCmd = root.command('eval').description('run and check eval files');
   evalCmd
     .command('run')
