@@ -3,6 +3,7 @@ import { readCaseDetail } from './case-detail.js';
 import { caseName } from './case-name.js';
 import type { Exporter } from './exporters.js';
 import { html } from './markup.js';
+import { skippedLinesWarning } from './reader.js';
 import type { IndexRow } from './row.js';
 import { buildSummary, digestIndex, type OutcomeCounts, type Summary } from './summary.js';
 
@@ -68,7 +69,7 @@ const caseItem = (dir: string, row: IndexRow): string => {
 /** One static page: the summary table and every case, filterable by outcome, with outputs and grader reasons. */
 export const exportHtml: Exporter = function* ({ dir, runId, warn }) {
   const digest = digestIndex(dir);
-  if (digest.skippedLines) warn(`${digest.skippedLines} line(s) of index.jsonl are not complete rows; skipped`);
+  if (digest.skippedLines) warn(skippedLinesWarning(digest.skippedLines));
   const summary = buildSummary(runId, digest);
   const title = `Proctor results · ${html(runId)}`;
   yield `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><style>${style}</style></head><body>\n`;

@@ -2,6 +2,7 @@ import { readCaseDetail } from './case-detail.js';
 import { caseName } from './case-name.js';
 import type { Exporter } from './exporters.js';
 import { xmlAttr, xmlText } from './markup.js';
+import { skippedLinesWarning } from './reader.js';
 import type { IndexRow } from './row.js';
 import { digestIndex } from './summary.js';
 
@@ -60,7 +61,7 @@ const testcase = (dir: string, row: IndexRow): string => {
 /** JUnit XML as Jenkins, GitLab and GitHub test reporters read it: a testsuite per target, a testcase per case. */
 export const exportJunit: Exporter = function* ({ dir, runId, warn }) {
   const digest = digestIndex(dir);
-  if (digest.skippedLines) warn(`${digest.skippedLines} line(s) of index.jsonl are not complete rows; skipped`);
+  if (digest.skippedLines) warn(skippedLinesWarning(digest.skippedLines));
   const byTarget = new Map<string, IndexRow[]>();
   for (const row of digest.latest.values()) {
     const list = byTarget.get(row.identity.target) ?? [];

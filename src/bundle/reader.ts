@@ -10,6 +10,10 @@ export interface SkippedLine {
   text: string;
 }
 
+/** The one wording of the warning every reader gives for skipped lines (`where`: the index read). */
+export const skippedLinesWarning = (count: number, where = 'index.jsonl'): string =>
+  `${count} line(s) of ${where} are not complete rows (a torn write); ignored`;
+
 /** What most readers need of a row, read without parsing it; `row()` parses it whole. One object is reused
  * for every row: read it during the callback, copy what you keep. */
 export interface RowHead {

@@ -23,19 +23,24 @@ export class JournalWriter {
     private readonly secrets: readonly string[],
   ) {}
 
-  /** Returns the entry's position. */
-  async append(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Promise<number> {
+  /** Returns the entry as written: its position, and its ops and output with secrets redacted. */
+  async append(
+    stepId: string,
+    attempt: number,
+    ops: readonly ContextOp[],
+    output: Json,
+  ): Promise<{ seq: number; ops: ContextOp[]; output: Json }> {
     const seq = ++this.seq;
+    const entry = { ops: redact([...ops], this.secrets), output: redact(output, this.secrets) };
     const ok = await this.store.appendJournal({
       instanceId: this.instanceId,
       seq,
       stepId,
       attempt,
-      ops: redact([...ops], this.secrets),
-      output: redact(output, this.secrets),
+      ...entry,
       createdAt: Date.now(),
     });
     if (!ok) throw new StaleCompletionError(this.instanceId, seq);
-    return seq;
+    return { seq, ...entry };
   }
 }

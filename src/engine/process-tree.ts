@@ -1,23 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { procStat, signalGroup } from '../process-info.js';
 import { sleep } from '../sleep.js';
-import { signalGroup } from '../targets/process-group.js';
-
-// The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
-const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
 /**
  * A process's start time in clock ticks since boot (Linux /proc), or null when unknown. A teardown from the
  * stored instance compares it with the recorded one, so a pid the OS reused for another program is left alone.
  */
-export const startTicks = (pid: number): number | null => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ticks = Number(statFields(stat)[19]);
-    return Number.isFinite(ticks) ? ticks : null;
-  } catch {
-    return null;
-  }
-};
+export const startTicks = (pid: number): number | null => procStat(pid)?.startTicks ?? null;
 
 /**
  * Whether any live process is in group `pgid`. Zombies do not count: an exited grandchild waits for the
@@ -36,12 +25,8 @@ const groupAlive = (pgid: number): boolean => {
     }
   }
   return pids.some((p) => {
-    try {
-      const [state, , group] = statFields(readFileSync(`/proc/${p}/stat`, 'utf8'));
-      return Number(group) === pgid && state !== 'Z';
-    } catch {
-      return false;
-    }
+    const stat = procStat(Number(p));
+    return stat !== undefined && stat.group === pgid && stat.state !== 'Z';
   });
 };
 

@@ -169,11 +169,12 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     const record = records.get(spec.id) as StepRecord;
     const work = runStep(spec, req, context, env, record).then(async ({ ops, output, passed }) => {
       const reverse = undoOps(context, ops);
-      const at = await journal(spec.id, record.attempts, ops, output);
-      applyOps(context, redact(ops, secrets));
-      undo.set(spec.id, { seq: at, ops: reverse });
+      // The context and the record keep what the journal holds: the same values, secrets redacted once.
+      const written = await journal(spec.id, record.attempts, ops, output);
+      applyOps(context, written.ops);
+      undo.set(spec.id, { seq: written.seq, ops: reverse });
       record.status = 'completed';
-      record.output = redact(output, secrets);
+      record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);
       else done.add(spec.id);
     });

@@ -1,7 +1,7 @@
-import { hostname } from 'node:os';
 import { BundleWriter } from '../bundle/writer.js';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
+import { thisProcess } from '../process-info.js';
 import type { JsonObject } from '../records.js';
 import type { RunOwner } from '../store/store.js';
 import { targets } from '../targets/registry.js';
@@ -47,11 +47,7 @@ export class Services {
     options: ServicesOptions = {},
   ) {
     // Without a runner's owner (a library caller), this process owns what it makes.
-    this.owner = options.owner ?? {
-      host: hostname(),
-      pid: process.pid,
-      startedAt: Math.round(Date.now() - process.uptime() * 1000),
-    };
+    this.owner = options.owner ?? thisProcess();
     this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
   }
 

@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
+import { signalGroup } from '../process-info.js';
 import type { GradeInput, GradeResult, GraderDef } from './grader.js';
 import { parseJson } from './parse-json.js';
 import { tail } from './text.js';
@@ -46,15 +47,7 @@ const stdoutVerdict = (stdout: string): Record<string, unknown> | undefined => {
 const killGraceMs = 2000;
 
 // The shell's children (`sleep 5; ./check`) keep stdout open after the shell dies, and execa waits for stdout to
-// close, so the whole process group is signalled, not just the shell.
-const signalGroup = (pid: number | undefined, signal: NodeJS.Signals): void => {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-};
+// close, so the whole process group is signalled (signalGroup), not just the shell.
 
 // 126 and 127 are the shell saying it could not run the command at all: nothing was graded.
 const notRunCodes = new Set([126, 127]);
@@ -81,8 +74,10 @@ export const script: GraderDef<typeof config> = {
       let forceKill: NodeJS.Timeout | undefined;
       const stop = (why: 'timeout' | 'abort') => {
         stopped ??= why;
-        signalGroup(child.pid, 'SIGTERM');
-        forceKill ??= setTimeout(() => signalGroup(child.pid, 'SIGKILL'), killGraceMs);
+        const pid = child.pid;
+        if (pid === undefined) return;
+        signalGroup(pid, 'SIGTERM');
+        forceKill ??= setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
       };
       const timer = setTimeout(() => stop('timeout'), timeoutMs);
       const onAbort = () => stop('abort');

@@ -2,17 +2,10 @@
 // a coding agent starts shells, language servers and test runners, and killing only the direct child would
 // leave them running and holding its stdout open. POSIX only, like the rest of Proctor's process handling.
 
+import { signalGroup } from '../process-info.js';
+
 const live = new Set<number>();
 let exitHookInstalled = false;
-
-/** Signal every process of the group led by `pid`; a group that is already gone is fine. */
-export const signalGroup = (pid: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group has exited. EPERM cannot happen for our own children.
-  }
-};
 
 /**
  * Track a group until it ends. Detached children are outside execa's `cleanup`, so without this hook

@@ -1,3 +1,4 @@
+import { skippedLinesWarning } from '../../bundle/reader.js';
 import { writeSummary } from '../../bundle/summary.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../../plan/eval-plan.js';
 import { openRunner } from '../../runners/open.js';
@@ -25,7 +26,7 @@ const reportSelection = (plan: EvalRunPlan): void => {
   if (!s) return;
   const label = s.mode === 'resume' ? 'Resume' : 'Rerun-failed';
   say(`${label}: found ${s.found} existing result(s), skipping ${s.skipped} completed.`);
-  if (s.skippedLines) say(`warning: ${s.skippedLines} line(s) of ${s.from}/index.jsonl are not complete rows; ignored`);
+  if (s.skippedLines) say(`warning: ${skippedLinesWarning(s.skippedLines, `${s.from}/index.jsonl`)}`);
   for (const id of s.missing) {
     say(`warning: ${id.eval} · ${id.test} · ${id.prompt} · ${id.target} failed before but is no longer in the suite`);
   }

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { caseName } from '../../bundle/case-name.js';
 import { type CaseChange, type CaseSide, type Comparison, compareRows, type PassRate } from '../../bundle/compare.js';
 import { latestRows } from '../../bundle/latest-rows.js';
+import { skippedLinesWarning } from '../../bundle/reader.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
@@ -55,7 +56,7 @@ export const resultsCompare = (baseSelector: string, headSelector: string, opts:
     ['head', head],
   ] as const) {
     if (read.skippedLines) {
-      process.stderr.write(`warning: ${name}: ${read.skippedLines} line(s) of index.jsonl are not complete rows\n`);
+      process.stderr.write(`warning: ${name}: ${skippedLinesWarning(read.skippedLines)}\n`);
     }
   }
   const comparison = compareRows({ base: basename(baseDir), head: basename(headDir) }, base.rows, head.rows);

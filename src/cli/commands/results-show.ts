@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { skippedLinesWarning } from '../../bundle/reader.js';
 import { buildSummary, digestIndex } from '../../bundle/summary.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
@@ -16,7 +17,7 @@ export const resultsShow = (selector: string, opts: { json?: boolean; failures?:
     return exitCodes.ok;
   }
   if (digest.skippedLines) {
-    process.stderr.write(`warning: ${digest.skippedLines} line(s) of index.jsonl are not complete rows; ignored\n`);
+    process.stderr.write(`warning: ${skippedLinesWarning(digest.skippedLines)}\n`);
   }
   const latest = [...digest.latest.values()].filter(
     (r) => !opts.failures || r.outcome === 'failed' || r.outcome === 'error',
