@@ -1,13 +1,14 @@
-import { isAbsolute, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import type { Store } from './store.js';
 
-/** Opens the store a `[store] url` names: `sqlite:PATH` (relative to `root`) or `postgres://…`. */
-export const openStore = async (url: string, root: string): Promise<Store> => {
+/**
+ * Opens the store a `[store] url` names: `sqlite:PATH` or `postgres://…`. The project config has already made
+ * a relative SQLite path absolute against the project root (plan/config.ts).
+ */
+export const openStore = async (url: string): Promise<Store> => {
   if (url.startsWith('sqlite:')) {
-    const path = url.slice('sqlite:'.length);
     const { openSqliteStore } = await import('./sqlite.js');
-    return openSqliteStore(path === ':memory:' || isAbsolute(path) ? path : resolve(root, path));
+    return openSqliteStore(url.slice('sqlite:'.length));
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { openPostgresStore } = await import('./postgres.js');

@@ -14,7 +14,6 @@ export interface FixtureCase {
   reason?: string;
 }
 
-/** Writes a bundle of the given cases, in order (a later case with the same test and target supersedes). */
 const projects: TempProject[] = [];
 
 /** Removes every bundle written so far: call it in afterAll. */
@@ -22,6 +21,7 @@ export const removeBundles = (): void => {
   for (const p of projects.splice(0)) p.remove();
 };
 
+/** Writes a bundle of the given cases, in order (a later case with the same test and target supersedes). */
 export const writeBundle = (cases: readonly FixtureCase[]): string => {
   const project = tempProject();
   projects.push(project);

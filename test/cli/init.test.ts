@@ -8,6 +8,7 @@ describe('proctor init', () => {
     const init = await runCli(['init'], { cwd: p.dir, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('wrote proctor.toml');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: proctor.toml holds a literal ${VAR} reference.
     expect(p.read('proctor.toml')).toContain('api_key = "${OPENAI_API_KEY:-}"');
     const run = await runCli(['eval', 'run', 'evals'], { cwd: p.dir, env: { OPENAI_API_KEY: undefined } });
     expect(run.code, run.stderr).toBe(0);
