@@ -1,10 +1,10 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Outcome } from '../records.js';
-import { type IndexRow, rowSchema } from './row.js';
+import { type IndexRow, parseRow, rowSchema } from './row.js';
 import { indexFile } from './writer.js';
 
-/** A line of index.jsonl that is not a complete row (a torn last line after a crash): reported, never fatal. */
+/** A line of index.jsonl that is not a complete row (a torn write after a crash): reported, never fatal. */
 export interface SkippedLine {
   line: number;
   text: string;
@@ -34,17 +34,14 @@ const newline = 0x0a;
 const quote = 0x22;
 const backslash = 0x5c;
 
-const isRow = (value: unknown): value is IndexRow =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof (value as IndexRow).key === 'string' &&
-  typeof (value as IndexRow).outcome === 'string';
-
-// Rows this version writes start so, and list key, fingerprint and outcome right after the identity.
+// Rows this version writes start so, list key, fingerprint and outcome right after the identity, and end
+// with the artifacts folder.
 const prefix = Buffer.from(`{"schema":"${rowSchema}","identity":{"eval":"`);
 const afterIdentity = Buffer.from('},"key":"');
 const fingerprintTag = Buffer.from(',"fingerprint":"');
 const outcomeTag = Buffer.from(',"outcome":"');
+const artifactsTag = Buffer.from(',"artifacts":"');
+const rowEnd = Buffer.from('"}');
 
 /** The string value starting at `from` up to its closing quote; undefined if it holds an escape. */
 const stringAt = (buf: Buffer, from: number, end: number): [string, number] | undefined => {
@@ -69,12 +66,27 @@ const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean =>
   buf.compare(tag, 0, tag.length, at, at + tag.length) === 0;
 
 /**
+ * Whether the line ends as our rows end, with the artifacts field closing the object. A row torn anywhere
+ * (even right after its outcome) lacks this end, and so does the start of one that an older writer ended
+ * with a newline: a line is read by its head only when both ends are there.
+ */
+const endsAsRow = (buf: Buffer, start: number, end: number): boolean => {
+  if (end - start < prefix.length + artifactsTag.length + rowEnd.length || !tagAt(buf, end - rowEnd.length, rowEnd)) {
+    return false;
+  }
+  // Backwards over the artifacts value (a short path without escapes) to its opening quote.
+  let open = end - rowEnd.length - 1;
+  while (open > start && buf[open] !== quote && buf[open] !== backslash) open--;
+  return buf[open] === quote && tagAt(buf, open + 1 - artifactsTag.length, artifactsTag);
+};
+
+/**
  * Reads key, outcome and fingerprint of one of our rows straight from its bytes. In strings, JSON escapes
  * every quote, so the structural markers cannot occur inside a value; anything unexpected returns undefined
  * and the caller parses the line as JSON.
  */
 const fastHead = (buf: Buffer, start: number, end: number) => {
-  if (!tagAt(buf, start, prefix)) return undefined;
+  if (!tagAt(buf, start, prefix) || !endsAsRow(buf, start, end)) return undefined;
   const evalPath = stringAt(buf, start + prefix.length, end);
   if (!evalPath) return undefined;
   const keyAt = buf.indexOf(afterIdentity, evalPath[1]);
@@ -91,14 +103,17 @@ const fastHead = (buf: Buffer, start: number, end: number) => {
 /**
  * Calls `onHead` for every row of a bundle's index.jsonl, in order, reading it in chunks: a million-row
  * index is never in memory whole, and rows are parsed only when a reader asks. Returns the lines that are not
- * rows. A missing index is an empty bundle.
+ * rows. A missing index is an empty bundle. A row is committed with its newline (one write(2)); a last line
+ * without one counts only if it parses whole, since a torn write can stop anywhere.
  */
 export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): SkippedLine[] => {
   const file = join(dir, indexFile);
   const skipped: SkippedLine[] = [];
   if (!existsSync(file)) return skipped;
   const fd = openSync(file, 'r');
-  let buf = Buffer.alloc(chunkBytes);
+  // Sized to the index when it is small: most bundles are, and zeroing a whole chunk for each would cost more
+  // than reading them.
+  let buf = Buffer.alloc(Math.max(1024, Math.min(chunkBytes, fstatSync(fd).size + 1)));
   let filled = 0;
   let base = 0; // file offset of buf[0]
   let lineNo = 0;
@@ -107,12 +122,7 @@ export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): Sk
   let parsed: IndexRow | undefined;
   const parse = (): IndexRow | undefined => {
     if (parsed) return parsed;
-    try {
-      const value: unknown = JSON.parse(buf.toString('utf8', start, end));
-      if (isRow(value)) parsed = value;
-    } catch {
-      // Not JSON: the caller reports the line as skipped.
-    }
+    parsed = parseRow(buf.toString('utf8', start, end));
     return parsed;
   };
   // One head object for every row: a million rows must not mean a million objects for the collector.
@@ -125,13 +135,13 @@ export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): Sk
     length: 0,
     row: () => parse() as IndexRow,
   };
-  const take = (from: number, to: number): void => {
+  const take = (from: number, to: number, unterminated: boolean): void => {
     lineNo++;
     if (to === from) return;
     start = from;
     end = to;
     parsed = undefined;
-    const fast = fastHead(buf, start, end);
+    const fast = unterminated ? undefined : fastHead(buf, start, end);
     const slow = fast ? undefined : parse();
     if (!fast && !slow) {
       skipped.push({ line: lineNo, text: buf.toString('utf8', start, Math.min(end, start + 200)) });
@@ -157,11 +167,11 @@ export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): Sk
       const filledTo = filled + n;
       let from = 0;
       for (let nl = buf.indexOf(newline, from); nl >= 0 && nl < filledTo; nl = buf.indexOf(newline, from)) {
-        take(from, nl);
+        take(from, nl, false);
         from = nl + 1;
       }
       if (n === 0) {
-        take(from, filledTo);
+        take(from, filledTo, true);
         break;
       }
       buf.copy(buf, 0, from, filledTo);

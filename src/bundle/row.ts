@@ -58,3 +58,16 @@ export const toIndexRow = (r: CaseResult): IndexRow => ({
   finished_at: new Date(r.finishedAt).toISOString(),
   artifacts: r.artifacts,
 });
+
+/** A line of index.jsonl as a row, or undefined when it is not one (not JSON, or torn by a crash mid-write). */
+export const parseRow = (line: string): IndexRow | undefined => {
+  try {
+    const value: unknown = JSON.parse(line);
+    const row = value as IndexRow;
+    return typeof value === 'object' && value !== null && typeof row.key === 'string' && typeof row.outcome === 'string'
+      ? row
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Outcome } from '../records.js';
 import { writeFileAtomic } from './atomic.js';
-import { forEachRowHead, readRowsAt } from './reader.js';
+import { readLatest, rowsOf } from './latest-rows.js';
 import type { IndexRow } from './row.js';
 import { summaryFile } from './writer.js';
 
@@ -35,7 +35,7 @@ export interface Summary {
   groups: string[];
   /** True when the latest rows come from more than one group or their fingerprints drifted. */
   mixed: boolean;
-  /** Rows of index.jsonl that could not be read (a torn last line after a crash). */
+  /** Lines of index.jsonl that are not complete rows (a torn write after a crash): never counted. */
   skipped_lines: number;
 }
 
@@ -73,28 +73,16 @@ export interface IndexDigest {
   skippedLines: number;
 }
 
-/**
- * One streaming pass over a bundle's index that parses only the latest row of each key: memory and time grow
- * with the bundle's cases, not with how many times they ran.
- */
+/** The latest row of each key parsed (memory and time grow with the bundle's cases, not its reruns). */
 export const digestIndex = (dir: string): IndexDigest => {
-  const places = new Map<string, { offset: number; length: number; fingerprint: string | undefined }>();
-  let drifted = false;
-  const skipped = forEachRowHead(dir, (head) => {
-    const seen = places.get(head.key);
-    if (seen && seen.fingerprint !== head.fingerprint) drifted = true;
-    places.set(head.key, { offset: head.offset, length: head.length, fingerprint: head.fingerprint });
-  });
+  const index = readLatest(dir);
   const latest = new Map<string, IndexRow>();
   const groups = new Set<string>();
-  for (const row of readRowsAt(
-    dir,
-    [...places.values()].sort((a, b) => a.offset - b.offset),
-  )) {
+  for (const row of rowsOf(dir, index.latest.values())) {
     latest.set(row.key, row);
     groups.add(row.group_id);
   }
-  return { latest, groups: [...groups], drifted, skippedLines: skipped.length };
+  return { latest, groups: [...groups], drifted: index.drifted, skippedLines: index.skipped.length };
 };
 
 export const buildSummary = (runId: string, digest: IndexDigest): Summary => {

@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { type CaseResult, toIndexRow } from './row.js';
+import { type CaseResult, parseRow, toIndexRow } from './row.js';
 
 export const indexFile = 'index.jsonl';
 export const summaryFile = 'summary.json';
@@ -9,9 +9,13 @@ export const summaryFile = 'summary.json';
 /** The artifact folder of one case execution, relative to the bundle. */
 export const artifactDir = (key: string, attempt: number): string => `cases/${key}/${attempt}`;
 
+/** How far back from the end the writer reads at a time, looking for the last newline. */
+const tailChunkBytes = 64 * 1024;
+
 /**
- * Appends to one results bundle. Each case's artifacts land first (atomically), then its row, in one
- * write(2) on an O_APPEND descriptor: a crash leaves at most a torn last line, never a rewritten one.
+ * Appends to one results bundle. Each case's artifacts land first (atomically), then its row with its newline,
+ * in one write(2) on an O_APPEND descriptor: a crash leaves at most a torn last line, never a rewritten one.
+ * The command writing a bundle holds its lock (lock.ts), so this is its only writer.
  */
 export class BundleWriter {
   private fd: number | undefined;
@@ -42,22 +46,43 @@ export class BundleWriter {
     this.created = true;
   }
 
-  appendRow(result: CaseResult): void {
-    if (this.fd === undefined) {
-      this.ensureDir();
-      this.fd = openSync(join(this.dir, indexFile), 'a+');
-      this.endTornLine(this.fd);
-    }
-    writeSync(this.fd, `${JSON.stringify(toIndexRow(result))}\n`);
+  /** Opens index.jsonl for appending (created empty if missing); appendRow opens it on first use. */
+  open(): void {
+    if (this.fd !== undefined) return;
+    this.ensureDir();
+    this.fd = openSync(join(this.dir, indexFile), 'a+');
+    this.settleTail(this.fd);
   }
 
-  /** A crash can leave a last line without its newline; the next row must not be glued onto it. */
-  private endTornLine(fd: number): void {
+  appendRow(result: CaseResult): void {
+    this.open();
+    writeSync(this.fd as number, `${JSON.stringify(toIndexRow(result))}\n`);
+  }
+
+  /**
+   * A crash can leave a last line without its newline. Torn, it was never a committed row: it is cut off, so
+   * the case counts as not run (resume runs it again) and no reader meets a torn line in the middle. A whole
+   * row that only lacks its newline is kept and ended.
+   */
+  private settleTail(fd: number): void {
     const size = fstatSync(fd).size;
-    if (size === 0) return;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) writeSync(fd, '\n');
+    let lineStart = size;
+    const chunk = Buffer.alloc(Math.min(tailChunkBytes, size));
+    while (lineStart > 0) {
+      const from = Math.max(0, lineStart - chunk.length);
+      const n = readSync(fd, chunk, 0, lineStart - from, from);
+      const nl = chunk.lastIndexOf(0x0a, n - 1);
+      if (nl >= 0) {
+        lineStart = from + nl + 1;
+        break;
+      }
+      lineStart = from;
+    }
+    if (lineStart === size) return;
+    const tail = Buffer.alloc(size - lineStart);
+    readSync(fd, tail, 0, tail.length, lineStart);
+    if (parseRow(tail.toString('utf8'))) writeSync(fd, '\n');
+    else ftruncateSync(fd, lineStart);
   }
 
   close(): void {

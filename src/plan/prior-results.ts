@@ -1,18 +1,13 @@
 import { isAbsolute, posix, relative } from 'node:path';
-import { forEachRowHead, readRowsAt, type SkippedLine } from '../bundle/reader.js';
-import type { CaseIdentity, Outcome } from '../records.js';
+import { type LatestEntry, readLatest } from '../bundle/latest-rows.js';
+import { readRowsAt, type SkippedLine } from '../bundle/reader.js';
+import type { CaseIdentity } from '../records.js';
 import { caseKey } from './identity.js';
 
 /** The latest result of one case in an earlier bundle, how many rows that case has there, and where. */
-export interface PriorCase {
-  outcome: Outcome;
-  fingerprint: string | undefined;
-  rows: number;
-  /** The latest row's place in index.jsonl, to read its identity back when a report needs it. */
-  offset: number;
-  length: number;
+export interface PriorCase extends LatestEntry {
   /** Set when the eval path was normalised (the row's own identity is then out of date). */
-  identity: CaseIdentity | undefined;
+  identity?: CaseIdentity;
 }
 
 export interface PriorResults {
@@ -64,54 +59,42 @@ const field = (row: Record<string, unknown>, ...names: string[]): string | undef
   return undefined;
 };
 
+// Marks a coarse key in the one map the reader fills; a precise key never starts with it.
+const coarseTag = '\u0000';
+
 /**
- * Reads an earlier bundle into the latest result per case. One streaming pass that parses almost no row:
- * a million-row index costs memory for its distinct cases only. `plannedEvalPaths` lets a bundle from
- * another machine match.
+ * Reads an earlier bundle into the latest result per case, through the bundle's one latest-row reader: a
+ * streaming pass that parses almost no row, so a million-row index costs memory for its distinct cases only.
+ * `plannedEvalPaths` lets a bundle from another machine match.
  */
 export const readPriorResults = (dir: string, root: string, plannedEvalPaths: readonly string[]): PriorResults => {
   const normalise = evalPathNormaliser(root, plannedEvalPaths);
-  const byKey = new Map<string, PriorCase>();
-  const byCoarse = new Map<string, PriorCase>();
-  const skipped = forEachRowHead(dir, (head) => {
-    let map = byKey;
-    let key = head.key;
-    let identity: CaseIdentity | undefined;
+  const identities = new Map<string, CaseIdentity>();
+  const index = readLatest(dir, (head) => {
     if (head.evalPath !== undefined) {
       const path = normalise(head.evalPath);
-      if (!path.asWritten) {
-        identity = { ...head.row().identity, eval: path.normal };
-        key = caseKey(identity);
-      }
-    } else {
-      const row = head.row() as unknown as Record<string, unknown>;
-      const test = field(row, 'test', 'test_id');
-      const target = field(row, 'target');
-      if (test === undefined || target === undefined) return;
-      map = byCoarse;
-      key = coarseKey(test, target);
+      if (path.asWritten) return head.key;
+      const identity = { ...head.row().identity, eval: path.normal };
+      const key = caseKey(identity);
+      identities.set(key, identity);
+      return key;
     }
-    const seen = map.get(key);
-    if (!seen) {
-      map.set(key, {
-        outcome: head.outcome,
-        fingerprint: head.fingerprint,
-        rows: 1,
-        offset: head.offset,
-        length: head.length,
-        identity,
-      });
-      return;
-    }
-    // Updated in place: most keys appear many times, and each row need not leave an object behind.
-    seen.outcome = head.outcome;
-    seen.fingerprint = head.fingerprint;
-    seen.rows++;
-    seen.offset = head.offset;
-    seen.length = head.length;
-    seen.identity = identity;
+    const row = head.row() as unknown as Record<string, unknown>;
+    const test = field(row, 'test', 'test_id');
+    const target = field(row, 'target');
+    return test === undefined || target === undefined ? undefined : coarseTag + coarseKey(test, target);
   });
-  return { dir, byKey, byCoarse, skipped };
+  const byKey = new Map<string, PriorCase>();
+  const byCoarse = new Map<string, PriorCase>();
+  for (const [key, entry] of index.latest) {
+    if (key.startsWith(coarseTag)) {
+      byCoarse.set(key.slice(coarseTag.length), entry);
+      continue;
+    }
+    const identity = identities.get(key);
+    byKey.set(key, identity ? Object.assign(entry, { identity }) : entry);
+  }
+  return { dir, byKey, byCoarse, skipped: index.skipped };
 };
 
 /** The identities of earlier cases, read back from their latest rows (for reports, so only a few). */

@@ -1,0 +1,75 @@
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readIndex } from '../../src/bundle/reader.js';
+import type { IndexRow } from '../../src/bundle/row.js';
+import type { Summary } from '../../src/bundle/summary.js';
+import { runCli } from '../support/cli.js';
+import { type TempProject, tempProject } from '../support/project.js';
+
+// The per-byte sweep is test/bundle/torn-row.test.ts; here the CLI at a few telling offsets of a real row.
+const evalText = `targets: [{ kind: echo }]
+prompts: ["{{ word }}"]
+tests:
+  - { id: one, vars: { word: apple }, assert: [{ type: equals, value: apple }] }
+  - { id: two, vars: { word: pear }, assert: [{ type: equals, value: pear }] }
+  - { id: bad, vars: { word: plum }, assert: [{ type: equals, value: nope }] }
+`;
+
+let p: TempProject;
+let rows: string[];
+beforeAll(async () => {
+  p = tempProject({ 'a.eval.yaml': evalText });
+  expect((await runCli(['eval', 'run', '-q', '-o', 'whole'], { cwd: p.dir })).code).toBe(1);
+  rows = p.read('whole/index.jsonl').trimEnd().split('\n');
+  // The failed case last, as if the crash hit while its row was written.
+  rows.sort((a, b) => Number(a.includes('"outcome":"failed"')) - Number(b.includes('"outcome":"failed"')));
+});
+afterAll(() => p.remove());
+
+const run = (...args: string[]) => runCli(args, { cwd: p.dir });
+const warning = /1 line\(s\) of .*index\.jsonl are not complete rows \(a torn write\); ignored/;
+
+describe('a real row torn after its outcome', () => {
+  const failed = () => rows.at(-1) as string;
+  const cuts = {
+    'right after the outcome': () => failed().indexOf('"outcome":"failed"') + '"outcome":"failed"'.length,
+    'inside the artifacts path': () => failed().length - 4,
+    'one byte short': () => failed().length - 1,
+  };
+  for (const [name, at] of Object.entries(cuts)) {
+    it(`${name}: show, export and compare skip it with a warning; --resume runs that case again`, async () => {
+      rmSync(p.path('out'), { recursive: true, force: true });
+      cpSync(p.path('whole'), p.path('out'), { recursive: true });
+      writeFileSync(p.path('out/index.jsonl'), `${rows.slice(0, -1).join('\n')}\n${failed().slice(0, at())}`);
+
+      const show = await run('results', 'show', 'out');
+      expect(show.code, show.stderr).toBe(0);
+      expect(show.stderr).toMatch(warning);
+      expect(show.stdout).not.toMatch(/bad · p1/);
+      const json = JSON.parse((await run('results', 'show', 'out', '--json')).stdout) as Summary;
+      expect(json).toMatchObject({ counts: { total: 2, passed: 2, failed: 0 }, skipped_lines: 1 });
+      const exported = await run('results', 'export', 'out', '--format', 'jsonl');
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stderr).toMatch(warning);
+      expect(exported.stdout.trimEnd().split('\n')).toHaveLength(2);
+      const compared = await run('results', 'compare', 'whole', 'out');
+      expect(compared.code, compared.stderr).toBe(0);
+      expect(compared.stderr).toMatch(warning);
+      expect(compared.stdout).toMatch(/only in base \(1\)/);
+
+      const resumed = await run('eval', 'run', '--resume', 'out');
+      expect(resumed.stderr).toMatch(warning);
+      expect(resumed.stderr).toContain('Resume: found 2 existing result(s), skipping 2 completed.');
+      expect(resumed.stderr).toContain('Resume: running 1 case(s)');
+      expect(resumed.code, resumed.stderr).toBe(1);
+      // The torn tail was never a committed row: cut off, and the case's new row stands in its place.
+      const after = readIndex(p.path('out'));
+      expect(after.skipped).toEqual([]);
+      expect(after.rows.map((r) => r.identity.test).sort()).toEqual(['bad', 'one', 'two']);
+      const summary = JSON.parse(readFileSync(p.path('out/summary.json'), 'utf8')) as Summary;
+      expect(summary).toMatchObject({ counts: { total: 3, passed: 2, failed: 1 }, skipped_lines: 0 });
+      const bad = after.rows.find((r) => r.identity.test === 'bad') as IndexRow;
+      expect(bad.run_id).not.toBe((JSON.parse(failed()) as IndexRow).run_id);
+    });
+  }
+});
