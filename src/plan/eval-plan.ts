@@ -9,7 +9,7 @@ import type { Env } from './env.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
-import { resultsDir, selectBundle } from './select-bundle.js';
+import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
 import type { ProjectConfig } from './spec.js';
 
@@ -96,7 +96,7 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
   const selection = chosen?.selection;
   // A resume or rerun appends to the bundle it read, unless --output names another.
   const appendTo = selection && !flags.output ? selection.from : undefined;
-  const bundleDir = appendTo ?? (flags.output ? resolve(cwd, flags.output) : join(resultsDir(config), groupId));
+  const bundleDir = targetBundle(flags, config, cwd) ?? join(resultsDir(config), groupId);
   const bundleRunId = appendTo ? (readSummary(appendTo)?.run_id ?? basename(appendTo)) : groupId;
   const attempts = appendTo ? chosen?.prior.byKey : undefined;
   const groupLimit = { key: `group:${groupId}`, limit: maxConcurrency };

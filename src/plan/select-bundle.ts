@@ -27,3 +27,17 @@ export const selectBundle = (selector: string, config: ProjectConfig, cwd: strin
     'give a run id (see `proctor results list`), a bundle directory, or a path to its index.jsonl',
   );
 };
+
+/**
+ * The folder a run writes into when it is known before planning: `--output`'s, else the bundle `--resume` or
+ * `--rerun-failed` names (they append to it); undefined for a new bundle under .proctor/results.
+ */
+export const targetBundle = (
+  flags: { output?: string; resume?: string; rerunFailed?: string },
+  config: ProjectConfig,
+  cwd: string,
+): string | undefined => {
+  if (flags.output) return resolve(cwd, flags.output);
+  const selector = flags.resume ?? flags.rerunFailed;
+  return selector === undefined ? undefined : selectBundle(selector, config, cwd);
+};

@@ -1,7 +1,11 @@
+import { type BundleLock, lockBundle } from '../../bundle/lock.js';
 import { skippedLinesWarning } from '../../bundle/reader.js';
-import { writeSummary } from '../../bundle/summary.js';
+import { type Summary, writeSummary } from '../../bundle/summary.js';
+import { loadProjectConfig } from '../../plan/config.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../../plan/eval-plan.js';
+import { targetBundle } from '../../plan/select-bundle.js';
 import { openRunner } from '../../runners/open.js';
+import { currentOwner, ownerProcessState } from '../../runners/owner.js';
 import { sleep } from '../../sleep.js';
 import { openStore } from '../../store/open.js';
 import { exitCodes } from '../exit-codes.js';
@@ -34,14 +38,14 @@ const reportSelection = (plan: EvalRunPlan): void => {
   say(`${label}: running ${s.run.length} case(s) into ${plan.bundleDir}`);
 };
 
-/** `proctor eval run`: plan, submit every case to the configured runner, follow the store, summarise. */
-export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
-  const plan = planEvalRun(process.cwd(), paths, { ...opts, timeoutS: opts.timeout }, process.env);
-  reportSelection(plan);
-  if (opts.dryRun) {
-    process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
-    return exitCodes.ok;
-  }
+const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerProcessState);
+
+const printSummary = (summary: Summary, dir: string): void => {
+  process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${dir}\n`);
+};
+
+/** Submits every planned case to the configured runner, follows the store and summarises the bundle. */
+const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number> => {
   const store = await openStore(plan.config.store.url);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
@@ -77,12 +81,35 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     if (submitFailure) throw submitFailure;
     await runner.stop();
     const summary = writeSummary(plan.bundleDir, plan.bundleRunId);
-    process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${plan.bundleDir}\n`);
+    printSummary(summary, plan.bundleDir);
     if (signals.received) return signalExitCode(signals.received);
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {
     signals.dispose();
     await store.close();
+  }
+};
+
+/**
+ * `proctor eval run`: plan, submit every case to the configured runner, follow the store, summarise. The
+ * command is the one writer of its bundle from before the plan reads it until it exits.
+ */
+export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
+  const cwd = process.cwd();
+  // Locked before planning: a selection read while another command appends would run the cases it finishes.
+  const known = opts.dryRun ? undefined : targetBundle(opts, loadProjectConfig(cwd, process.env), cwd);
+  let held = known === undefined ? undefined : lock(known);
+  try {
+    const plan = planEvalRun(cwd, paths, { ...opts, timeoutS: opts.timeout }, process.env);
+    reportSelection(plan);
+    if (opts.dryRun) {
+      process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
+      return exitCodes.ok;
+    }
+    held ??= lock(plan.bundleDir);
+    return await runPlan(plan, opts);
+  } finally {
+    held?.release();
   }
 };
