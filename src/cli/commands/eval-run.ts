@@ -1,6 +1,7 @@
 import { type BundleLock, lockBundle } from '../../bundle/lock.js';
 import { skippedLinesWarning } from '../../bundle/reader.js';
 import { type Summary, writeSummary } from '../../bundle/summary.js';
+import { BundleWriter } from '../../bundle/writer.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../../plan/eval-plan.js';
 import { targetBundle } from '../../plan/select-bundle.js';
@@ -42,6 +43,19 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
 
 const printSummary = (summary: Summary, dir: string): void => {
   process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${dir}\n`);
+};
+
+/**
+ * Nothing selected: no run is recorded. The bundle stays as it is (a torn tail cut off, the summary
+ * rebuilt), and a new `--output` folder becomes a valid empty bundle. Nothing failed here, so exit 0.
+ */
+const runNothing = (plan: EvalRunPlan): number => {
+  say(`nothing to run: ${plan.bundleDir} gets no new rows`);
+  const writer = new BundleWriter(plan.bundleDir);
+  writer.open();
+  writer.close();
+  printSummary(writeSummary(plan.bundleDir, plan.bundleRunId), plan.bundleDir);
+  return exitCodes.ok;
 };
 
 /** Submits every planned case to the configured runner, follows the store and summarises the bundle. */
@@ -108,7 +122,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       return exitCodes.ok;
     }
     held ??= lock(plan.bundleDir);
-    return await runPlan(plan, opts);
+    return plan.requests.length === 0 ? runNothing(plan) : await runPlan(plan, opts);
   } finally {
     held?.release();
   }
