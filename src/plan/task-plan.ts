@@ -109,7 +109,7 @@ export const planTaskRun = (cwd: string, file: string, flags: TaskRunFlags, env:
       metadata: {
         [metadataKeys.userOverrides]: overrides,
         [metadataKeys.keep]: keep,
-        seeds: { ...seeds[i] },
+        [metadataKeys.seeds]: { ...seeds[i] },
         task_file: task.display,
       },
       ...(startStep !== undefined ? { startStep } : {}),
