@@ -1,5 +1,5 @@
 import { isRecord, type JsonObject } from '../records.js';
-import { redacted } from '../targets/secrets.js';
+import { literalSecrets, redacted } from '../targets/secrets.js';
 import { metadataKeys, type RunRequest } from './task.js';
 
 // Names of variables that hold credentials by convention; their values never reach the store or a file.
@@ -32,10 +32,20 @@ const givenUnderSecretNames = (given: unknown, out: Set<string>): void => {
   for (const [name, value] of Object.entries(given)) if (secretName.test(name)) out.add(String(value));
 };
 
+/** What the task's targets hold literally at their secret keys (`api_key: sk-…` in a file). */
+const targetLiterals = (task: RunRequest['task'], out: Set<string>): void => {
+  for (const step of task.steps) {
+    const target = step.config.target;
+    if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
+      for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+  }
+};
+
 /**
  * The secret values of a run. A value is secret when it is
  * - the value of an environment variable whose name says credential (`MY_API_KEY`, `GH_TOKEN`, …),
- * - the value of a variable the task references as `${VAR}` (target configs, exec env), or
+ * - the value of a variable the task references as `${VAR}` (target configs, exec env),
+ * - written literally at a target's secret key (`api_key`, a header), or
  * - given to `task run` with `--set NAME=…` or `--seed NAME=…` (or a task file's seed) under a name that says
  *   credential (`--set password=…`).
  * So `--set token=$OPENAI_API_KEY` and `--seed key=$MY_API_KEY` are secret by the first rule whatever their
@@ -54,6 +64,7 @@ export const runSecrets = (
     const v = env[name];
     if (v !== undefined) values.add(v);
   }
+  targetLiterals(req.task, values);
   givenUnderSecretNames(req.metadata[metadataKeys.userOverrides], values);
   givenUnderSecretNames(req.metadata[metadataKeys.seeds], values);
   return [...values].filter((v) => v.length >= minSecretLength).sort((a, b) => b.length - a.length);

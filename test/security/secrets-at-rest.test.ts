@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../support/cli.js';
+import { startFakeModelServer } from '../support/fake-model-server.js';
 import { filesContaining } from '../support/files.js';
 import { gitRepo } from '../support/git-repo.js';
 import { tempProject } from '../support/project.js';
@@ -87,12 +88,11 @@ tests:
     expect(JSON.parse(p.read(`${artifacts}/result.json`)).output).toContain('I saw [redacted]');
 
     const formats = ['jsonl', 'junit', 'html'];
-    // Read-only commands, so they may run together: to a file under .proctor/, and to stdout.
+    // Read-only commands, so they may run together; each export goes to a file under .proctor/ (stdout prints the same).
     const reads = await Promise.all([
       ...formats.map((f) =>
         runCli(['results', 'export', 'ws', '--format', f, '-o', `.proctor/exports/ws.${f}`], { cwd: p.dir, env }),
       ),
-      ...formats.map((f) => runCli(['results', 'export', 'ws', '--format', f], { cwd: p.dir, env })),
       runCli(['results', 'show', 'ws'], { cwd: p.dir, env }),
       runCli(['runs', 'list'], { cwd: p.dir, env }),
     ]);
@@ -161,5 +161,29 @@ tests:
     }
     assertNowhere(p.dir, [first, resumed, runs, ...shows], [key, password]);
     p.remove();
+  });
+
+  it('a key written literally in a target config is used for the request and stored nowhere', async () => {
+    const server = await startFakeModelServer();
+    const key = secret('sk-literal');
+    const header = secret('hdr');
+    const p = tempProject({
+      'model.eval.yaml': `targets:
+  - { label: model, kind: openai, base_url: ${server.url}, model: fake-1, api_key: ${key}, headers: { x-org-key: ${header} } }
+prompts: ["say [[reply:ok]]"]
+tests: [{ id: t, assert: [{ type: equals, value: ok }] }]
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'model.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      // The server got both as sent: the run used the real values.
+      expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+      expect(server.requests[0]?.headers['x-org-key']).toBe(header);
+      assertNowhere(p.dir, [run], [key, header]);
+    } finally {
+      await server.close();
+      p.remove();
+    }
   });
 });
