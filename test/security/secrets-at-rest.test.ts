@@ -186,4 +186,22 @@ tests: [{ id: t, assert: [{ type: equals, value: ok }] }]
       p.remove();
     }
   });
+
+  it('refuses a secret seed in an id, at the id, naming no secret and running nothing', async () => {
+    const key = secret('sk-test');
+    const p = tempProject({
+      'ids.task.yaml':
+        'id: ids\nsteps:\n  - { id: first, type: exec, command: "touch ran" }\n  - { id: "use-{{ seed.tok }}", type: exec, command: "true" }\n',
+    });
+    const result = await runCli(['task', 'run', 'ids.task.yaml', '--seed', `tok=${key}`], {
+      cwd: p.dir,
+      env: { MY_API_KEY: key },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ids\.task\.yaml:4:\d+: id "use-\[redacted\]" would hold a secret value/);
+    expect(result.stderr).not.toContain(key);
+    expect(p.exists('ran')).toBe(false);
+    expect(p.exists('.proctor')).toBe(false);
+    p.remove();
+  });
 });
