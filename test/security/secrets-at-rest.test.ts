@@ -204,4 +204,20 @@ tests: [{ id: t, assert: [{ type: equals, value: ok }] }]
     expect(p.exists('.proctor')).toBe(false);
     p.remove();
   });
+
+  it('a service that prints the key and dies before it is ready leaves no log holding it', async () => {
+    const key = secret('sk-test');
+    const p = tempProject({
+      'svc.task.yaml': `id: svc
+steps:
+  - { id: svc, type: exec, background: true, command: 'echo "svc has $MY_API_KEY"; exit 1', ready: { tcp: "127.0.0.1:1" } }
+`,
+    });
+    const result = await runCli(['task', 'run', 'svc.task.yaml'], { cwd: p.dir, env: { MY_API_KEY: key } });
+    expect(result.code).toBe(1);
+    // The log was read (its tail is the error): the service really printed the key.
+    expect(result.stdout).toContain('exited before it was ready: svc has [redacted]');
+    assertNowhere(p.dir, [result], [key]);
+    p.remove();
+  });
 });
