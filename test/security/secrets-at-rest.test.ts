@@ -130,6 +130,10 @@ tests:
     expect(first.stdout).toContain('raw [redacted] [redacted] [redacted]');
     expect(first.stdout).toContain('token [redacted] password [redacted] seed [redacted]');
     const [runDir] = readdirSync(p.path('.proctor/out'));
+    // The saved context, plus a secret the user put in it: the resumed run starts from it, and stores it redacted.
+    const saved = JSON.parse(p.read(`.proctor/out/${runDir}/context.json`));
+    saved.context.note = `from the file: ${key}`;
+    p.write('saved.json', JSON.stringify(saved));
     const resumed = await runCli(
       [
         'task',
@@ -137,7 +141,7 @@ tests:
         'given.task.yaml',
         ...flags,
         '--context-json',
-        `.proctor/out/${runDir}/context.json`,
+        'saved.json',
         '--start-step',
         'use',
         '--output-dir',
@@ -148,17 +152,20 @@ tests:
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('· first (seeded)');
     expect(resumed.stdout).toContain('✓ check passed');
+    const [resumedDir] = readdirSync(p.path('.proctor/resumed'));
+    expect(JSON.parse(p.read(`.proctor/resumed/${resumedDir}/context.json`)).context.note).toBe(
+      'from the file: [redacted]',
+    );
     const [runs, ...shows] = await Promise.all([
       runCli(['runs', 'list'], { cwd: p.dir, env }),
-      ...[runDir, readdirSync(p.path('.proctor/resumed'))[0]].map((id) =>
-        runCli(['runs', 'show', id as string, '--json'], { cwd: p.dir, env }),
-      ),
+      ...[runDir, resumedDir].map((id) => runCli(['runs', 'show', id as string, '--json'], { cwd: p.dir, env })),
     ]);
     for (const show of shows) {
       expect(show.code, show.stderr).toBe(0);
       // The stored spec and metadata were reached: they hold the values, redacted.
       expect(show.stdout).toContain('"token": "[redacted]"');
     }
+    // saved.json is the user's own file, outside .proctor/.
     assertNowhere(p.dir, [first, resumed, runs, ...shows], [key, password]);
     p.remove();
   });
