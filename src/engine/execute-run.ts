@@ -2,6 +2,7 @@ import { toErrorRecord } from '../errors.js';
 import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
 import { replay } from './context.js';
 import { recordCase, taskOutcome } from './record-case.js';
+import { redact, runSecrets } from './redact.js';
 import { runTask } from './run-task.js';
 import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
@@ -46,7 +47,8 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
   } catch (error) {
     await env.store.finishRun(
       req.runId,
-      { status: 'FAILED', outcome: 'error', error: toErrorRecord(error) },
+      // Rare (the store or the bundle failed): worth the run's secrets computed a second time.
+      { status: 'FAILED', outcome: 'error', error: redact(toErrorRecord(error), runSecrets(env.services.env, req)) },
       Date.now(),
     );
     return 'FAILED';

@@ -38,7 +38,8 @@ const caseOutcome = (c: CaseSpec, result: TaskRunResult): { outcome: Outcome; sc
 
 /**
  * Records an eval case in its bundle: artifacts first, then the index row. After this returns the result
- * survives any crash, so the run may be marked terminal.
+ * survives any crash, so the run may be marked terminal. `result` comes from runTask with the run's secrets
+ * already redacted (steps, error, workspace captures), so it is written as it is.
  */
 export const recordCase = async (
   req: RunRequest & { case: CaseSpec },

@@ -1,4 +1,6 @@
-import { redacted } from '../targets/secrets.js';
+import { isRecord, type JsonObject } from '../records.js';
+import { literalSecrets, redacted } from '../targets/secrets.js';
+import { metadataKeys, type RunRequest } from './task.js';
 
 // Names of variables that hold credentials by convention; their values never reach the store or a file.
 const secretName = /(API_?KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|PRIVATE_?KEY|AUTH)/i;
@@ -24,19 +26,48 @@ const credentialNames = (env: Readonly<Record<string, string | undefined>>): rea
   return names;
 };
 
+/** The values of a metadata map (`--set`, `--seed`) given under a credential's name. */
+const givenUnderSecretNames = (given: unknown, out: Set<string>): void => {
+  if (!isRecord(given)) return;
+  for (const [name, value] of Object.entries(given)) if (secretName.test(name)) out.add(String(value));
+};
+
+/** What the task's targets hold literally at their secret keys (`api_key: sk-…` in a file). */
+const targetLiterals = (task: RunRequest['task'], out: Set<string>): void => {
+  for (const step of task.steps) {
+    const target = step.config.target;
+    if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
+      for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+  }
+};
+
 /**
- * The secret values of a run: every variable the task references as `${VAR}` (target configs, exec env) and
- * every variable whose name says it is a credential. Longest first, so a secret containing another is cut whole.
+ * The secret values of a run. A value is secret when it is
+ * - the value of an environment variable whose name says credential (`MY_API_KEY`, `GH_TOKEN`, …),
+ * - the value of a variable the task references as `${VAR}` (target configs, exec env),
+ * - written literally at a target's secret key (`api_key`, a header), or
+ * - given to `task run` with `--set NAME=…` or `--seed NAME=…` (or a task file's seed) under a name that says
+ *   credential (`--set password=…`).
+ * So `--set token=$OPENAI_API_KEY` and `--seed key=$MY_API_KEY` are secret by the first rule whatever their
+ * names. Values shorter than 6 characters never are. Longest first, so a secret containing another is cut whole.
+ * Computed from the request and the environment alone, so the process that stores a run and the one that
+ * executes it find the same secrets.
  */
-export const secretValues = (env: Readonly<Record<string, string | undefined>>, spec: unknown): string[] => {
+export const runSecrets = (
+  env: Readonly<Record<string, string | undefined>>,
+  req: Pick<RunRequest, 'task' | 'metadata'>,
+): string[] => {
   const names = new Set<string>(credentialNames(env));
-  referencedNames(spec, names);
+  referencedNames(req.task, names);
   const values = new Set<string>();
   for (const name of names) {
     const v = env[name];
-    if (v !== undefined && v.length >= minSecretLength) values.add(v);
+    if (v !== undefined) values.add(v);
   }
-  return [...values].sort((a, b) => b.length - a.length);
+  targetLiterals(req.task, values);
+  givenUnderSecretNames(req.metadata[metadataKeys.userOverrides], values);
+  givenUnderSecretNames(req.metadata[metadataKeys.seeds], values);
+  return [...values].filter((v) => v.length >= minSecretLength).sort((a, b) => b.length - a.length);
 };
 
 const redactString = (s: string, secrets: readonly string[]): string => {
@@ -45,15 +76,48 @@ const redactString = (s: string, secrets: readonly string[]): string => {
   return out;
 };
 
-/** A copy of a JSON-like value with every secret replaced, in strings and keys alike. */
-export const redact = <T>(value: T, secrets: readonly string[]): T => {
-  if (secrets.length === 0) return value;
-  if (typeof value === 'string') return redactString(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((v) => redact(v, secrets)) as T;
+// Copy on write: a value holding no secret comes back as itself, so the common case allocates nothing.
+const redactValue = (value: unknown, secrets: readonly string[]): unknown => {
+  if (typeof value === 'string') return redactString(value, secrets);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((v, i) => {
+      const r = redactValue(v, secrets);
+      if (r === v) return;
+      out ??= [...value];
+      out[i] = r;
+    });
+    return out ?? value;
+  }
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redactString(k, secrets)] = redact(v, secrets);
-    return out as T;
+    let changed = false;
+    const entries = Object.entries(value).map(([k, v]) => {
+      const rk = redactString(k, secrets);
+      const rv = redactValue(v, secrets);
+      changed ||= rk !== k || rv !== v;
+      return [rk, rv] as const;
+    });
+    return changed ? Object.fromEntries(entries) : value;
   }
   return value;
+};
+
+/**
+ * The value with every secret replaced, in strings and keys alike. Parts without a secret are shared with
+ * the input, not copied: treat the result as read-only.
+ */
+export const redact = <T>(value: T, secrets: readonly string[]): T =>
+  secrets.length === 0 ? value : (redactValue(value, secrets) as T);
+
+/** What the store keeps of a submitted run: its task, metadata and starting context, the run's secrets redacted. */
+export const storedRequest = (
+  env: Readonly<Record<string, string | undefined>>,
+  req: Pick<RunRequest, 'task' | 'metadata' | 'context'>,
+): { spec: JsonObject; metadata: JsonObject; context: JsonObject } => {
+  const secrets = runSecrets(env, req);
+  return {
+    spec: redact(req.task as unknown as JsonObject, secrets),
+    metadata: redact(req.metadata, secrets),
+    context: redact(req.context, secrets),
+  };
 };

@@ -6,7 +6,7 @@ import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
 import { dependencies, span } from './dag.js';
 import { JournalWriter, StaleCompletionError } from './journal.js';
-import { redact, secretValues } from './redact.js';
+import { redact, runSecrets } from './redact.js';
 import { resourcesOf, workspaceOf } from './resources.js';
 import { defaultRetryPolicy, withRetries } from './retry.js';
 import type { Services } from './services.js';
@@ -114,7 +114,7 @@ const runStep = (
 export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRunResult> => {
   const specs = req.task.steps;
   const context = env.context;
-  const secrets = secretValues(env.services.env, req.task);
+  const secrets = runSecrets(env.services.env, req);
   const records = new Map<string, StepRecord>(
     specs.map((s) => [s.id, { stepId: s.id, status: 'skipped', attempts: 0, output: null, error: null }]),
   );
@@ -217,7 +217,8 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
   const held = resourcesOf(context);
   // Before teardown resets the slots; a canceled run is being stopped, not inspected.
-  const captures = status === 'CANCELED' ? {} : await captureWorkspaces(held);
+  // Redacted here, once, like every other part of the result: the bundle writes captures as they are.
+  const captures = status === 'CANCELED' ? {} : redact(await captureWorkspaces(held), secrets);
   if (Object.keys(captures).length > 0)
     await journal(captureEntryId, 1, [], { workspaces: captures } as unknown as Json).catch(() => {});
   if (keep) for (const [, r] of held) if (r.kind === 'workspace' && r.slot) env.services.workspaces.detach(r.slot);

@@ -59,6 +59,8 @@ export interface RunRequest {
 export const metadataKeys = {
   /** `--set key=value` of `proctor task run`: steps read them as `ctx.overrides`. */
   userOverrides: 'user_overrides',
+  /** The seeds of a `task run` instance: its index, the task file's seeds, `--seed`. Redaction reads them. */
+  seeds: 'seeds',
   /** `--keep`: a run that ends on its own leaves its workspaces and services up for the CLI to hold. */
   keep: 'keep',
 } as const;

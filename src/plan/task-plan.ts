@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { redact, runSecrets } from '../engine/redact.js';
 import { metadataKeys, type TaskSpec } from '../engine/task.js';
 import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -8,8 +9,9 @@ import { isRecord } from '../records.js';
 import type { SubmitRequest } from '../runners/runner.js';
 import { loadProjectConfig } from './config.js';
 import type { Env } from './env.js';
-import { compileTaskInstance, readTaskFile } from './load-task.js';
+import { compileTaskInstance, type LoadedTask, readTaskFile } from './load-task.js';
 import { instanceSeeds, parseAssignments } from './seeds.js';
+import type { Path } from './source.js';
 import type { ProjectConfig } from './spec.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -67,6 +69,26 @@ const readContextFile = (cwd: string, file: string): SavedContext => {
 };
 
 /**
+ * Ids are kept and shown in clear (the run index, the journal, progress lines, directory names), so a seed
+ * holding a secret must not make one: refused at the id, with the secret left out of the message.
+ */
+const refuseSecretIds = (task: LoadedTask, t: TaskSpec, secrets: readonly string[]): void => {
+  const ids: [Path, string][] = [[['id'], t.id]];
+  t.steps.forEach((step, i) => {
+    ids.push([['steps', i, 'id'], step.id]);
+    const verifierId = step.config.verifierId;
+    if (typeof verifierId === 'string' && verifierId !== step.id) ids.push([['steps', i, 'verifier_id'], verifierId]);
+  });
+  for (const [at, id] of ids)
+    if (redact(id, secrets) !== id)
+      throw task.source.fail(
+        at,
+        `id "${redact(id, secrets)}" would hold a secret value, and ids are stored and shown in clear`,
+        'build ids from seeds that hold no secret, e.g. {{ seed.index }}',
+      );
+};
+
+/**
  * Loads and checks everything `task run` needs and builds one request per instance (`--k`). Throws InputError
  * before anything is stored. A saved context rides on the request: the runner stores it with the run, in one
  * write, so a context that cannot be stored means nothing was submitted.
@@ -109,11 +131,12 @@ export const planTaskRun = (cwd: string, file: string, flags: TaskRunFlags, env:
       metadata: {
         [metadataKeys.userOverrides]: overrides,
         [metadataKeys.keep]: keep,
-        seeds: { ...seeds[i] },
+        [metadataKeys.seeds]: { ...seeds[i] },
         task_file: task.display,
       },
       ...(startStep !== undefined ? { startStep } : {}),
     }),
   );
+  for (const [i, r] of requests.entries()) refuseSecretIds(task, tasks[i] as TaskSpec, runSecrets(env, r));
   return { config, groupId, tasks, requests, keep };
 };

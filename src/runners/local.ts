@@ -1,8 +1,8 @@
 import { executeRun } from '../engine/execute-run.js';
+import { storedRequest } from '../engine/redact.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
-import type { JsonObject } from '../records.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
 import { currentOwner, defaultHeartbeatMs, defaultLeaseMs } from './owner.js';
 import { reconcileOrphans } from './reconcile.js';
@@ -85,9 +85,8 @@ export class LocalRunner implements Runner {
         instanceId: r.instanceId,
         target: r.target,
         caseKey: r.case?.key,
-        metadata: r.metadata,
-        spec: r.task as unknown as JsonObject,
-        context: r.context,
+        // The run executes with the real values it was given; the store keeps them redacted.
+        ...storedRequest(this.services.env, r),
         startStep: r.startStep,
         owner: this.owner,
       })),

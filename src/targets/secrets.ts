@@ -25,6 +25,21 @@ export const redactTargetConfig = <C extends Record<string, unknown>>(kind: Targ
   return out as C;
 };
 
+/**
+ * The values a config holds literally at its kind's secret keys (a header's value included). A `${VAR}` there
+ * is not one: the variable's value is, and is found from the environment where the run executes.
+ */
+export const literalSecrets = (kind: string, config: Readonly<Record<string, unknown>>): string[] => {
+  const def = targets[kind as TargetKind];
+  const keys = (def && 'secretKeys' in def ? def.secretKeys : undefined) ?? [];
+  return keys
+    .flatMap((key) => {
+      const value = config[key];
+      return typeof value === 'object' && value !== null ? Object.values(value) : [value];
+    })
+    .filter((v): v is string => typeof v === 'string' && !v.includes('${'));
+};
+
 const reference = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 const interpolateString = (s: string, env: Readonly<Record<string, string | undefined>>, at: string): string => {

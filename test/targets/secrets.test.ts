@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are ${ENV} references under test, not templates.
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { interpolateEnv, redactTargetConfig } from '../../src/targets/secrets.js';
+import { interpolateEnv, literalSecrets, redactTargetConfig } from '../../src/targets/secrets.js';
 
 describe('redactTargetConfig', () => {
   it('replaces secret values and keeps header names', () => {
@@ -22,6 +22,15 @@ describe('redactTargetConfig', () => {
 
   it('refuses an unknown kind rather than leak it', () => {
     expect(() => redactTargetConfig('nope' as 'cli', { api_key: 'k' })).toThrow(/unknown target kind/);
+  });
+});
+
+describe('literalSecrets', () => {
+  it('lists the values written at secret keys and header values, not ${VAR} references', () => {
+    const config = { model: 'm', api_key: 'sk-literal', headers: { 'x-a': 'h-literal', 'x-b': 'Bearer ${TOKEN}' } };
+    expect(literalSecrets('openai', config)).toEqual(['sk-literal', 'h-literal']);
+    expect(literalSecrets('openai', { api_key: '${OPENAI_API_KEY}' })).toEqual([]);
+    expect(literalSecrets('cli', { command: 'sk-literal' })).toEqual([]);
   });
 });
 

@@ -127,6 +127,9 @@ const runBackground = async (step: z.output<typeof config>, ctx: StepContext) =>
     await rm(serviceFile(log), { force: true });
     if (error instanceof CanceledError || ctx.signal.aborted) throw new CanceledError();
     const logText = await readFile(log, 'utf8').catch(() => '');
+    // No teardown will know of this log (the service was never recorded), and it holds the service's raw
+    // output, secrets included: its tail lives on in the error, which is redacted like every step's.
+    await rm(log, { force: true });
     const why = error instanceof Error ? error.message : String(error);
     throw new ProctorError('setup_failed', `service "${ctx.stepId}" ${why}: ${tail(logText)}`);
   }

@@ -1,0 +1,65 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are ${ENV} references under test, not templates.
+import { describe, expect, it } from 'vitest';
+import { redact, runSecrets, storedRequest } from '../../src/engine/redact.js';
+import type { TaskSpec } from '../../src/engine/task.js';
+
+const task = (config: Record<string, string>): TaskSpec => ({
+  id: 't',
+  vars: {},
+  steps: [{ id: 's', type: 'exec', config }],
+});
+
+describe('runSecrets', () => {
+  const env = { MY_API_KEY: 'sk-env-key', PLAIN: 'plain-value', REFERENCED: 'ref-value', SHORT_TOKEN: 'abc' };
+
+  it('takes credential-named variables and ${VAR} references, never short values, longest first', () => {
+    const secrets = runSecrets(env, { task: task({ command: 'x', env: '${REFERENCED:-d}' }), metadata: {} });
+    expect(secrets).toEqual(['sk-env-key', 'ref-value']);
+  });
+
+  it('takes --set and --seed values given under a credential name, whatever the environment holds', () => {
+    const metadata = {
+      user_overrides: { password: 'typed-password', label: 'not-a-secret' },
+      seeds: { index: '0', api_token: 'seeded-token' },
+    };
+    expect(runSecrets({}, { task: task({ command: 'x' }), metadata }).sort()).toEqual([
+      'seeded-token',
+      'typed-password',
+    ]);
+  });
+});
+
+describe('redact', () => {
+  const secrets = ['sk-longer-secret', 'sk-longer'];
+
+  it('replaces secrets in strings and keys, deeply, the longer secret whole', () => {
+    expect(redact({ a: ['x sk-longer-secret y', 1], 'sk-longer': { b: 'sk-longer!' } }, secrets)).toEqual({
+      a: ['x [redacted] y', 1],
+      '[redacted]': { b: '[redacted]!' },
+    });
+  });
+
+  it('returns a value without secrets as itself, and copies only what changes', () => {
+    const clean = { a: ['x', { b: 'y' }], n: 1 };
+    expect(redact(clean, secrets)).toBe(clean);
+    const mixed = { clean, dirty: ['sk-longer'] };
+    const out = redact(mixed, secrets);
+    expect(out).not.toBe(mixed);
+    expect(out.clean).toBe(clean);
+    expect(mixed.dirty).toEqual(['sk-longer']);
+  });
+});
+
+describe('storedRequest', () => {
+  it('redacts the task, metadata and context as stored, leaving the request itself intact', () => {
+    const req = {
+      task: task({ command: 'echo sk-env-key' }),
+      metadata: { user_overrides: { token: 'sk-env-key' } },
+      context: { outputs: { s: { text: 'sk-env-key' } } },
+    };
+    const stored = storedRequest({ OPENAI_API_KEY: 'sk-env-key' }, req);
+    expect(JSON.stringify(stored)).not.toContain('sk-env-key');
+    expect(stored.metadata).toEqual({ user_overrides: { token: '[redacted]' } });
+    expect(req.task.steps[0]?.config.command).toBe('echo sk-env-key');
+  });
+});
