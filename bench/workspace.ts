@@ -114,7 +114,7 @@ try {
   console.log(`repository: ${files} files; setup: ${setup}`);
   console.log(`fresh materialisation (clone + checkout + setup + baseline), median of 5: ${ms(once.fresh)}`);
   console.log(
-    `reset after a case (refs, reset --hard, clean -ffdx), median of 5:      ${ms(once.reset)} (${((once.reset / once.fresh) * 100).toFixed(0)} % of fresh; goal ≤ 25 %)`,
+    `reset after a case (git dir restored, read-tree, clean -ffdx), median of 5: ${ms(once.reset)} (${((once.reset / once.fresh) * 100).toFixed(0)} % of fresh; goal ≤ 25 %)`,
   );
   console.log(`diff capture before the reset, median of 5:                            ${ms(once.capture)}`);
   console.log(

@@ -8,6 +8,7 @@ import { zeroUsage } from '../records.js';
 import { killGroup, trackGroup } from './process-group.js';
 import type { TargetDef, TargetOutput } from './target.js';
 import { singleTurn } from './transcript.js';
+import { varsEnv } from './vars-env.js';
 
 const config = z.strictObject({
   /** A string runs through /bin/sh; an argv array runs the program directly, with no shell. */
@@ -46,18 +47,23 @@ export const cli: TargetDef<typeof config> = {
         // A file left by an earlier attempt in a reused workspace must not pass for this attempt's answer.
         if (outputFile) await rm(outputFile, { force: true });
 
-        const env: Record<string, string> = {
+        // Made only when a prompt or vars go through a file, and removed when the command ends.
+        let tempDir: string | undefined;
+        const temp = async (): Promise<string> => {
+          tempDir ??= await mkdtemp(path.join(tmpdir(), 'proctor-cli-'));
+          return tempDir;
+        };
+        // An undefined value keeps a variable of Proctor's own environment from reaching the command.
+        const env: Record<string, string | undefined> = {
           ...cfg.env,
-          PROCTOR_VARS: JSON.stringify(input.vars),
+          ...(await varsEnv(input.vars, temp)),
           // An agent run from its own directory (`cwd:`) still needs to know which workspace to change.
           ...(input.cwd ? { PROCTOR_WORKSPACE: input.cwd } : {}),
         };
-        let tempDir: string | undefined;
         let file: string;
         let args: string[];
         if (cfg.prompt_via === 'file') {
-          tempDir = await mkdtemp(path.join(tmpdir(), 'proctor-prompt-'));
-          const promptFile = path.join(tempDir, 'prompt.txt');
+          const promptFile = path.join(await temp(), 'prompt.txt');
           await writeFile(promptFile, input.prompt);
           env.PROCTOR_PROMPT_FILE = promptFile;
         }

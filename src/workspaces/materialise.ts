@@ -85,9 +85,9 @@ export const materialise = async (
     }
     for (const s of spec.setup) await runSetup(s, paths.workspace, o);
     const repos = [];
-    for (const r of spec.repos) repos.push(await repoBaseline(ref, r.path));
+    for (const [i, r] of spec.repos.entries()) repos.push(await repoBaseline(ref, r.path, paths.repoStore(i)));
     const atRoot = spec.repos.some((r) => r.path === '.');
-    const root = atRoot ? null : await rootBaseline(ref, paths.rootGit, spec.repos);
+    const root = atRoot ? null : await rootBaseline(ref, paths.rootGit, paths.rootStore, spec.repos);
     return { ...ref, repos, root };
   } catch (error) {
     if (o.signal.aborted) throw new CanceledError();

@@ -1,13 +1,12 @@
 import path from 'node:path';
 
-/** A repository of a slot at its baseline: the commit, where HEAD pointed, and every ref, to restore them. */
+/** A repository of a slot at its baseline: the commit, and where its git directory's baseline is kept. */
 export interface RepoBaseline {
   /** Inside the workspace, POSIX, `.` for the root. */
   path: string;
   commit: string;
-  /** `refs/heads/main` when HEAD was on a branch, null when detached. */
-  head: string | null;
-  refs: Record<string, string>;
+  /** The git directory at baseline, outside the workspace (see git-dir-store.ts). */
+  store: string;
 }
 
 /**
@@ -24,13 +23,16 @@ export interface SlotRef {
   path: string;
   repos: RepoBaseline[];
   /** The baseline of the root's files outside the repositories, as a repository beside the workspace. */
-  root: { gitDir: string; commit: string } | null;
+  root: { gitDir: string; commit: string; store: string } | null;
 }
 
-/** Where a slot keeps its workspace and the root's baseline repository. */
+/** Where a slot keeps its workspace, the root's baseline repository and each git directory's baseline. */
 export const slotPaths = (dir: string) => ({
   workspace: path.join(dir, 'ws'),
   rootGit: path.join(dir, 'root.git'),
+  rootStore: path.join(dir, 'baseline', 'root'),
+  /** Of the `index`th repository of the spec. */
+  repoStore: (index: number) => path.join(dir, 'baseline', String(index)),
 });
 
 export const repoDir = (slot: Pick<SlotRef, 'path'>, repoPath: string): string =>

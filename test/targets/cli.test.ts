@@ -100,6 +100,17 @@ describe('cli target', () => {
     expect(JSON.parse(vars ?? '')).toEqual({ lang: 'fr', n: 2 });
   });
 
+  it('passes vars too large for the environment in the file PROCTOR_VARS_FILE names, removed afterwards', async () => {
+    const target = makeTarget({
+      command: 'printenv PROCTOR_VARS || echo unset; echo "$PROCTOR_VARS_FILE"; cat "$PROCTOR_VARS_FILE"',
+    });
+    const vars = { big: 'x'.repeat(200 * 1024) };
+    const [inEnv, file, json] = (await run(target, { vars })).text.split('\n');
+    expect(inEnv).toBe('unset');
+    expect(JSON.parse(json ?? '')).toEqual(vars);
+    expect(existsSync(file ?? '')).toBe(false);
+  });
+
   it('reads the answer from output_file relative to cwd, ignoring a stale one', async () => {
     await writeFile(path.join(dir, 'answer.txt'), 'stale');
     const target = makeTarget({ command: 'cat > answer.txt; echo progress', output_file: 'answer.txt' });
