@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { isRunnerKind, runnerKinds } from '../runners/kinds.js';
 import { type Env, interpolateAt } from './env.js';
 import { labelProblem, optionsSchema, toEvalOptions } from './options.js';
 import type { Path, Source } from './source.js';
@@ -14,7 +15,8 @@ const defaultStoreUrl = 'sqlite:.proctor/proctor.db';
 const configSchema = z.strictObject({
   runner: z
     .strictObject({
-      kind: z.enum(['local', 'queue']).default('local'),
+      // Checked against the kinds this build has below, so an unavailable kind fails here, before any store opens.
+      kind: z.string().default('local'),
       config: z
         .strictObject({
           workers: z.int().positive().optional(),
@@ -72,19 +74,30 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
     targets[label] = buildTarget(source, ['targets', label], label, declared, root, env);
   }
 
+  const kind = runner?.kind ?? 'local';
+  if (!isRunnerKind(kind)) {
+    throw source.fail(
+      ['runner', 'kind'],
+      `runner kind "${kind}" is not available`,
+      `use one of: ${runnerKinds.map((k) => `"${k}"`).join(', ')}`,
+    );
+  }
   const runnerConfig = runner?.config;
   return {
     root,
     file,
     runner: {
-      kind: runner?.kind ?? 'local',
+      kind,
       config: {
         ...(runnerConfig?.workers !== undefined ? { workers: runnerConfig.workers } : {}),
         ...(runnerConfig?.heartbeat_ms !== undefined ? { heartbeatMs: runnerConfig.heartbeat_ms } : {}),
         ...(runnerConfig?.lease_ms !== undefined ? { leaseMs: runnerConfig.lease_ms } : {}),
       },
     },
-    store: { url: resolveStoreUrl(store?.url ?? defaultStoreUrl, root) },
+    store: {
+      url: resolveStoreUrl(store?.url ?? defaultStoreUrl, root),
+      ...(store?.url !== undefined ? { where: source.pos(['store', 'url']) } : {}),
+    },
     targets,
     defaults: toEvalOptions(defaults),
   };

@@ -42,7 +42,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
     return exitCodes.ok;
   }
-  const store = await openStore(plan.config.store.url);
+  const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
   const signals = stopRunnerOnSignals(runner);
