@@ -33,11 +33,12 @@ const bundleIndex = (n: number): string =>
 /** Runs `proctor ARGS | head -1` in a shell; resolves to the CLI's own exit code and stderr. */
 const pipedToHead = (args: readonly string[], cwd: string): Promise<{ code: number; stderr: string; head: string }> =>
   new Promise((resolve, reject) => {
-    const shell = spawn(
-      'bash',
-      ['-c', '"$@" 2>cli.err | head -1; echo "${PIPESTATUS[0]}" >cli.code', 'bash', process.execPath, cliPath, ...args],
-      { cwd, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${PIPESTATUS[0]}, not JavaScript's
+    const script = '"$@" 2>cli.err | head -1; echo "${PIPESTATUS[0]}" >cli.code';
+    const shell = spawn('bash', ['-c', script, 'bash', process.execPath, cliPath, ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let head = '';
     shell.stdout.on('data', (d: Buffer) => {
       head += d.toString();
