@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
+import { StoreLostError } from '../store/reconnect.js';
 import { exitCodes } from './exit-codes.js';
 
 interface PackageInfo {
@@ -199,6 +200,14 @@ const program = (setCode: (code: number) => void): Command => {
 /** What the CLI prints and exits with for an error no command handled: bad input is the user's to fix, the rest a bug. */
 export const failureReport = (error: unknown): { text: string; code: number } => {
   if (error instanceof InputError) return { text: `error: ${error.format()}\n`, code: exitCodes.badInput };
+  if (error instanceof StoreLostError) {
+    return {
+      text:
+        `error: ${error.message}\n  fix: once the store answers again, \`proctor runs gc\` marks the runs this ` +
+        'command left unfinished FAILED, and `proctor eval run --resume <run>` runs them again\n',
+      code: exitCodes.failed,
+    };
+  }
   const info = packageInfo();
   const tracker = typeof info.bugs === 'string' ? info.bugs : info.bugs?.url;
   return {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failureReport } from '../../src/cli/main.js';
 import { InputError } from '../../src/errors.js';
+import { StoreLostError } from '../../src/store/reconnect.js';
 import { cliPath } from '../support/cli.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
@@ -73,5 +74,15 @@ describe('the CLI at its edges', () => {
   it('reports bad input without a stack or a bug report, exit 2', () => {
     const report = failureReport(new InputError('no run "x"', undefined, 'see `proctor runs list`'));
     expect(report).toEqual({ code: 2, text: 'error: no run "x"\n  fix: see `proctor runs list`\n' });
+  });
+
+  it('reports a store that stayed out of reach as a failed run with what to do next, not as a bug', () => {
+    const report = failureReport(new StoreLostError(new Error('connect ECONNREFUSED 127.0.0.1:5432')));
+    expect(report.code).toBe(1);
+    expect(report.text).toMatch(
+      /^error: lost the connection to the store .*: connect ECONNREFUSED 127\.0\.0\.1:5432\n/,
+    );
+    expect(report.text).toContain('proctor runs gc');
+    expect(report.text).not.toContain('internal error');
   });
 });
