@@ -157,12 +157,7 @@ export class KyselyStore implements Store {
   async createRuns(runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
     const now = Date.now();
-    let retry = false;
-    await reconnecting(() => {
-      const again = retry;
-      retry = true;
-      return this.insertRuns(runs, now, again);
-    });
+    await reconnecting((attempt) => this.insertRuns(runs, now, attempt > 0));
   }
 
   /**

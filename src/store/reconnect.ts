@@ -37,14 +37,14 @@ export const isConnectionLoss = (error: unknown): boolean => {
 };
 
 /**
- * Runs `op` again, on a new connection, while the connection to the store is lost. The attempt before may have
- * committed just before its answer was lost, so every write retried here must accept its own earlier effect
- * (kysely-store.ts: a claim or journal entry it already made counts as made).
+ * Runs `op` (attempt 0, then 1, …) again, on a new connection, while the connection to the store is lost. The
+ * attempt before may have committed just before its answer was lost, so every write retried here must accept
+ * its own earlier effect (kysely-store.ts: a claim, journal entry or created run it already made counts as made).
  */
-export const reconnecting = async <T>(op: () => Promise<T>): Promise<T> => {
+export const reconnecting = async <T>(op: (attempt: number) => Promise<T>): Promise<T> => {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await op();
+      return await op(attempt);
     } catch (error) {
       if (!isConnectionLoss(error)) throw error;
       const wait = backoffMs[attempt];
