@@ -211,7 +211,13 @@ export class LocalRunner implements Runner {
       // submitMany created the instance with the run (a second instance of the same id would be refused).
       freshInstance: true,
     })
-      .then(() => undefined)
+      .then(
+        () => undefined,
+        // executeRun records every failure of the run itself; it fails only when the store cannot take even that
+        // (StoreLostError). The command learns of that from its own reads, and the run stays non-terminal in the
+        // store for `runs gc`; unheard here, the rejection would kill the process.
+        () => undefined,
+      )
       .finally(() => {
         this.active.delete(request.runId);
         for (const l of limits) this.inFlight.set(l.key, (this.inFlight.get(l.key) ?? 1) - 1);

@@ -2,7 +2,7 @@ import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import { prepareQuery } from './prepared.js';
-import { reconnecting } from './reconnect.js';
+import { Reconnect } from './reconnect.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   InstanceRecord,
@@ -145,19 +145,20 @@ const hotQueries = (db: Kysely<Database>) => ({
 export class KyselyStore implements Store {
   private readonly batch: WriteBatch<Database>;
   private readonly hot: ReturnType<typeof hotQueries>;
+  private readonly reconnect = new Reconnect();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {
-    this.batch = new WriteBatch(db);
+    this.batch = new WriteBatch(db, this.reconnect);
     this.hot = hotQueries(db);
   }
 
   async createRuns(runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
     const now = Date.now();
-    await reconnecting((attempt) => this.insertRuns(runs, now, attempt > 0));
+    await this.reconnect.run((attempt) => this.insertRuns(runs, now, attempt > 0));
   }
 
   /**
@@ -233,7 +234,7 @@ export class KyselyStore implements Store {
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const row = await reconnecting(() =>
+    const row = await this.reconnect.run(() =>
       this.db.selectFrom('runs').selectAll().where('runId', '=', runId).executeTakeFirst(),
     );
     return row && toRunRecord(row);
@@ -248,12 +249,12 @@ export class KyselyStore implements Store {
       .orderBy('createdAt', 'desc')
       .orderBy('runId', 'desc')
       .limit(filter.limit ?? 1000);
-    const rows = await reconnecting(() => ordered.execute());
+    const rows = await this.reconnect.run(() => ordered.execute());
     return rows.map(toRunRecord);
   }
 
   async groupProgress(groupId: string): Promise<ProgressRow[]> {
-    const rows = await reconnecting(() =>
+    const rows = await this.reconnect.run(() =>
       this.db
         .selectFrom('runs')
         .select(['target', 'status', 'outcome', (eb) => eb.fn.countAll<number | string>().as('count')])
@@ -270,7 +271,7 @@ export class KyselyStore implements Store {
   }
 
   async countFinished(groupId: string): Promise<number> {
-    const row = await reconnecting(() =>
+    const row = await this.reconnect.run(() =>
       this.db
         .selectFrom('runs')
         .select((eb) => eb.fn.countAll<number | string>().as('count'))
@@ -282,7 +283,7 @@ export class KyselyStore implements Store {
   }
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
-    const row = await reconnecting(() =>
+    const row = await this.reconnect.run(() =>
       this.db.selectFrom('instances').selectAll().where('instanceId', '=', instanceId).executeTakeFirst(),
     );
     return (
@@ -314,7 +315,7 @@ export class KyselyStore implements Store {
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {
-    const rows = (await reconnecting(() => this.hot.readJournal(this.db, instanceId)))
+    const rows = (await this.reconnect.run(() => this.hot.readJournal(this.db, instanceId)))
       .rows as Selectable<JournalTable>[];
     return rows.map((r) => ({
       instanceId: r.instanceId,
@@ -347,7 +348,7 @@ export class KyselyStore implements Store {
   }
 
   async cancelRequested(owner: RunOwner): Promise<string[]> {
-    const rows = await reconnecting(() =>
+    const rows = await this.reconnect.run(() =>
       this.db
         .selectFrom('runs')
         .select('runId')
@@ -360,7 +361,7 @@ export class KyselyStore implements Store {
   }
 
   async runOwners(): Promise<OwnerSummary[]> {
-    const rows = await reconnecting(() =>
+    const rows = await this.reconnect.run(() =>
       this.db
         .selectFrom('runs')
         .select((eb) => [
@@ -389,7 +390,7 @@ export class KyselyStore implements Store {
       query = query.where((eb) => eb(eb.fn.coalesce('seenAt', 'createdAt'), '<', seenBefore));
     // Conditional on the runs still being active: a retry after a lost connection fails only those still left.
     const returning = query.returningAll();
-    const rows = await reconnecting(() => returning.execute());
+    const rows = await this.reconnect.run(() => returning.execute());
     return rows.map(toRunRecord);
   }
 

@@ -37,19 +37,30 @@ export const isConnectionLoss = (error: unknown): boolean => {
 };
 
 /**
- * Runs `op` (attempt 0, then 1, …) again, on a new connection, while the connection to the store is lost. The
- * attempt before may have committed just before its answer was lost, so every write retried here must accept
- * its own earlier effect (kysely-store.ts: a claim, journal entry or created run it already made counts as made).
+ * Runs store operations again, on a new connection, while the connection to the store is lost. The attempt
+ * before may have committed just before its answer was lost, so every write retried here must accept its own
+ * earlier effect (kysely-store.ts: a claim, journal entry or created run it already made counts as made).
+ * Once the store has stayed lost through every retry, every later operation fails at once with that error:
+ * the command is going down, and waiting out the retries again for each write would only delay it.
  */
-export const reconnecting = async <T>(op: (attempt: number) => Promise<T>): Promise<T> => {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await op(attempt);
-    } catch (error) {
-      if (!isConnectionLoss(error)) throw error;
-      const wait = backoffMs[attempt];
-      if (wait === undefined) throw new StoreLostError(error);
-      await sleep(wait);
+export class Reconnect {
+  private lost: StoreLostError | undefined;
+
+  /** Runs `op` (attempt 0, then 1, …) until it succeeds, fails otherwise than by a lost connection, or the retries run out. */
+  async run<T>(op: (attempt: number) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.lost) throw this.lost;
+      try {
+        return await op(attempt);
+      } catch (error) {
+        if (!isConnectionLoss(error)) throw error;
+        const wait = backoffMs[attempt];
+        if (wait === undefined) {
+          this.lost ??= new StoreLostError(error);
+          throw this.lost;
+        }
+        await sleep(wait);
+      }
     }
   }
-};
+}

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { reconnecting, StoreLostError } from './reconnect.js';
+import { type Reconnect, StoreLostError } from './reconnect.js';
 
 type Write<DB> = (db: Kysely<DB>) => Promise<boolean>;
 
@@ -17,7 +17,10 @@ export class WriteBatch<DB> {
   private pending: PendingWrite<DB>[] = [];
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reconnect: Reconnect,
+  ) {}
 
   run(write: Write<DB>): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -38,7 +41,7 @@ export class WriteBatch<DB> {
 
   private async commit(writes: PendingWrite<DB>[]): Promise<void> {
     try {
-      const results = await reconnecting(() =>
+      const results = await this.reconnect.run(() =>
         this.db.transaction().execute(async (trx) => {
           const out: boolean[] = [];
           for (const w of writes) out.push(await w.write(trx));
@@ -53,7 +56,7 @@ export class WriteBatch<DB> {
         return;
       }
       // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome.
-      for (const w of writes) await reconnecting(() => w.write(this.db)).then(w.resolve, w.reject);
+      for (const w of writes) await this.reconnect.run(() => w.write(this.db)).then(w.resolve, w.reject);
     }
   }
 }

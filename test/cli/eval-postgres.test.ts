@@ -3,6 +3,7 @@ import { runCli, startCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { tempProject } from '../support/project.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
 
@@ -78,6 +79,57 @@ tests:
       expect(await count('true')).toBe(cases);
     } finally {
       await admin.end();
+    }
+  });
+
+  it('ends cleanly when the store is gone for good: a clean error, exit 1, the finished cases kept', async () => {
+    db = await (postgres as NonNullable<typeof postgres>).create();
+    const direct = new URL(db.url);
+    const proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const p = tempProject({
+        'proctor.toml': `[store]\nurl = "${viaProxy}"\n`,
+        'a.eval.yaml': `targets: [{ kind: echo, delay_ms: 100 }]
+prompts: ["{{ w }}"]
+tests:
+  - { id: yes, vars: { w: apple }, assert: [{ type: equals, value: apple }] }
+`,
+      });
+      const cli = startCli(['eval', 'run', '-q', '-j', '4', '--repeat', '60', '-o', 'out'], {
+        cwd: p.dir,
+        timeoutMs: 90_000,
+      });
+      const count = async (where: string): Promise<number> =>
+        (await admin.query(`select count(*)::int as n from runs where ${where}`)).rows[0].n as number;
+      await eventually(async () => ((await count(`status = 'COMPLETED'`)) >= 4 ? true : undefined));
+      await proxy.cut();
+      const run = await cli.done;
+      expect(run.signal, run.stderr).toBeNull();
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain('error: lost the connection to the store');
+      expect(run.stderr).toContain('proctor runs gc');
+      expect(run.stderr).not.toMatch(/internal error|Unhandled|^\s+at /m);
+      // Every case that finished before the cut is in the bundle, whole.
+      const rows = p
+        .read('out/index.jsonl')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { key: string; outcome: string });
+      expect(rows.length).toBeGreaterThanOrEqual(4);
+      expect(rows.every((r) => r.outcome === 'passed')).toBe(true);
+      // What the command could not finish, `runs gc` fails once the store answers again.
+      p.write('proctor.toml', `[store]\nurl = "${db.url}"\n`);
+      const gc = await runCli(['runs', 'gc', '--json'], { cwd: p.dir });
+      expect(gc.code, gc.stderr).toBe(0);
+      expect(await count(`status in ('QUEUED', 'RUNNING')`)).toBe(0);
+    } finally {
+      await admin.end();
+      await proxy.cut();
     }
   });
 });

@@ -83,6 +83,8 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {
     signals.dispose();
+    // After a failure midway (a lost store) cases may still be running: they end before their store closes.
+    await runner.stop();
     await store.close();
   }
 };
