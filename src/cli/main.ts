@@ -197,14 +197,17 @@ const program = (setCode: (code: number) => void): Command => {
   return root;
 };
 
-/** What the CLI prints and exits with for an error no command handled: bad input is the user's to fix, the rest a bug. */
+/**
+ * What the CLI prints and exits with for an error no command handled: bad input and a store that stayed out of
+ * reach are for the user to act on, without a stack; anything else is a bug, reported as one.
+ */
 export const failureReport = (error: unknown): { text: string; code: number } => {
   if (error instanceof InputError) return { text: `error: ${error.format()}\n`, code: exitCodes.badInput };
   if (error instanceof StoreLostError) {
     return {
       text:
         `error: ${error.message}\n  fix: once the store answers again, \`proctor runs gc\` marks the runs this ` +
-        'command left unfinished FAILED, and `proctor eval run --resume <run>` runs them again\n',
+        'command left unfinished FAILED; `proctor eval run --resume <run>` continues an eval run\n',
       code: exitCodes.failed,
     };
   }

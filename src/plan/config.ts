@@ -61,6 +61,14 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
   const parsed = configSchema.safeParse(resolved);
   if (!parsed.success) throw source.zodError(parsed.error, [], configSchema);
   const { runner, store, defaults } = parsed.data;
+  const kind = runner?.kind ?? 'local';
+  if (!isRunnerKind(kind)) {
+    throw source.fail(
+      ['runner', 'kind'],
+      `runner kind "${kind}" is not available`,
+      `use one of: ${runnerKinds.map((k) => `"${k}"`).join(', ')}`,
+    );
+  }
 
   const targets: Record<string, TargetSpec> = {};
   for (const [label, declared] of Object.entries(parsed.data.targets ?? {})) {
@@ -74,14 +82,6 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
     targets[label] = buildTarget(source, ['targets', label], label, declared, root, env);
   }
 
-  const kind = runner?.kind ?? 'local';
-  if (!isRunnerKind(kind)) {
-    throw source.fail(
-      ['runner', 'kind'],
-      `runner kind "${kind}" is not available`,
-      `use one of: ${runnerKinds.map((k) => `"${k}"`).join(', ')}`,
-    );
-  }
   const runnerConfig = runner?.config;
   return {
     root,

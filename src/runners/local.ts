@@ -148,7 +148,9 @@ export class LocalRunner implements Runner {
     this.buckets.clear();
     this.bucketOrder.length = 0;
     const now = Date.now();
-    await Promise.all(queued.map((q) => this.store.finishRun(q.request.runId, canceled, now)));
+    // Settled, not all: a store that cannot take these writes (lost) must not stop the running cases' abort and
+    // the workspace teardown below; what stays QUEUED in the store is failed by `runs gc` later.
+    await Promise.allSettled(queued.map((q) => this.store.finishRun(q.request.runId, canceled, now)));
     for (const { controller } of this.active.values()) controller.abort();
     let timeout: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => {

@@ -103,6 +103,8 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
       : exitCodes.failed;
   } finally {
     signals.dispose();
+    // After a failure midway (a lost store) runs may still be going: they end before their store closes.
+    await runner.stop();
     await store.close();
   }
 };
