@@ -2,10 +2,18 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
+import { StoreLostError } from '../store/reconnect.js';
 import { exitCodes } from './exit-codes.js';
 
-const version = (): string =>
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+interface PackageInfo {
+  version: string;
+  bugs?: string | { url?: string };
+}
+
+const packageInfo = (): PackageInfo =>
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as PackageInfo;
+
+const version = (): string => packageInfo().version;
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -189,8 +197,52 @@ const program = (setCode: (code: number) => void): Command => {
   return root;
 };
 
+/**
+ * What the CLI prints and exits with for an error no command handled: bad input and a store that stayed out of
+ * reach are for the user to act on, without a stack; anything else is a bug, reported as one.
+ */
+export const failureReport = (error: unknown): { text: string; code: number } => {
+  if (error instanceof InputError) return { text: `error: ${error.format()}\n`, code: exitCodes.badInput };
+  if (error instanceof StoreLostError) {
+    return {
+      text:
+        `error: ${error.message}\n  fix: once the store answers again, \`proctor runs gc\` marks the runs this ` +
+        'command left unfinished FAILED; `proctor eval run --resume <run>` continues an eval run\n',
+      code: exitCodes.failed,
+    };
+  }
+  const info = packageInfo();
+  const tracker = typeof info.bugs === 'string' ? info.bugs : info.bugs?.url;
+  return {
+    text:
+      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` +
+      `this is a bug in Proctor ${info.version}, not in your input: please report it ` +
+      `${tracker ? `at ${tracker}` : 'to the Proctor maintainers'} with the command you ran and this output\n`,
+    code: exitCodes.failed,
+  };
+};
+
+let outputGuarded = false;
+
+/**
+ * A reader that stops early (`proctor results show RUN | head -1`) closes the pipe: what is left to print has
+ * no reader, which is no failure of the command, so it finishes and exits with its own code. Unheard, the
+ * EPIPE would kill the process with a stack. The same holds for stderr piped with it (`2>&1 | head`).
+ */
+const ignoreClosedOutput = (): void => {
+  if (outputGuarded) return;
+  outputGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+      throw error;
+    });
+  }
+};
+
 /** Runs the CLI and resolves to its exit code (DESIGN.md: 0 passed, 1 failed, 2 bad input, 130/143 signals). */
 export const main = async (argv: readonly string[]): Promise<number> => {
+  ignoreClosedOutput();
   let code: number = exitCodes.ok;
   try {
     await program((c) => {
@@ -202,13 +254,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       // --help and --version end through here with exit code 0.
       return error.exitCode === 0 ? exitCodes.ok : exitCodes.badInput;
     }
-    if (error instanceof InputError) {
-      process.stderr.write(`error: ${error.format()}\n`);
-      return exitCodes.badInput;
-    }
-    process.stderr.write(
-      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    return exitCodes.failed;
+    const report = failureReport(error);
+    process.stderr.write(report.text);
+    return report.code;
   }
 };

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { isRunnerKind, runnerKinds } from '../runners/kinds.js';
 import { type Env, interpolateAt } from './env.js';
 import { labelProblem, optionsSchema, toEvalOptions } from './options.js';
 import type { Path, Source } from './source.js';
@@ -14,7 +15,8 @@ const defaultStoreUrl = 'sqlite:.proctor/proctor.db';
 const configSchema = z.strictObject({
   runner: z
     .strictObject({
-      kind: z.enum(['local', 'queue']).default('local'),
+      // Checked against the kinds this build has below, so an unavailable kind fails here, before any store opens.
+      kind: z.string().default('local'),
       config: z
         .strictObject({
           workers: z.int().positive().optional(),
@@ -59,6 +61,14 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
   const parsed = configSchema.safeParse(resolved);
   if (!parsed.success) throw source.zodError(parsed.error, [], configSchema);
   const { runner, store, defaults } = parsed.data;
+  const kind = runner?.kind ?? 'local';
+  if (!isRunnerKind(kind)) {
+    throw source.fail(
+      ['runner', 'kind'],
+      `runner kind "${kind}" is not available`,
+      `use one of: ${runnerKinds.map((k) => `"${k}"`).join(', ')}`,
+    );
+  }
 
   const targets: Record<string, TargetSpec> = {};
   for (const [label, declared] of Object.entries(parsed.data.targets ?? {})) {
@@ -77,14 +87,17 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
     root,
     file,
     runner: {
-      kind: runner?.kind ?? 'local',
+      kind,
       config: {
         ...(runnerConfig?.workers !== undefined ? { workers: runnerConfig.workers } : {}),
         ...(runnerConfig?.heartbeat_ms !== undefined ? { heartbeatMs: runnerConfig.heartbeat_ms } : {}),
         ...(runnerConfig?.lease_ms !== undefined ? { leaseMs: runnerConfig.lease_ms } : {}),
       },
     },
-    store: { url: resolveStoreUrl(store?.url ?? defaultStoreUrl, root) },
+    store: {
+      url: resolveStoreUrl(store?.url ?? defaultStoreUrl, root),
+      ...(store?.url !== undefined ? { where: source.pos(['store', 'url']) } : {}),
+    },
     targets,
     defaults: toEvalOptions(defaults),
   };

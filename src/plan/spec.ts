@@ -1,6 +1,8 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
 import type { JsonObject } from '../records.js';
+import type { RunnerConfig } from '../runners/open.js';
+import type { StoreConfig } from '../store/open.js';
 
 /** proctor.toml, validated, with `${ENV}` resolved everywhere except inside target configs. */
 export interface ProjectConfig {
@@ -8,8 +10,8 @@ export interface ProjectConfig {
   root: string;
   /** Absolute path of proctor.toml, when one exists. */
   file?: string;
-  runner: { kind: 'local' | 'queue'; config: { workers?: number; heartbeatMs?: number; leaseMs?: number } };
-  store: { url: string };
+  runner: RunnerConfig;
+  store: StoreConfig;
   targets: Record<string, TargetSpec>;
   defaults: EvalOptions;
 }

@@ -147,7 +147,9 @@ export class LocalRunner implements Runner {
     this.buckets.clear();
     this.bucketOrder.length = 0;
     const now = Date.now();
-    await Promise.all(queued.map((q) => this.store.finishRun(q.request.runId, canceled, now)));
+    // Settled, not all: a store that cannot take these writes (lost) must not stop the running cases' abort and
+    // the workspace teardown below; what stays QUEUED in the store is failed by `runs gc` later.
+    await Promise.allSettled(queued.map((q) => this.store.finishRun(q.request.runId, canceled, now)));
     for (const { controller } of this.active.values()) controller.abort();
     let timeout: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => {
@@ -210,7 +212,13 @@ export class LocalRunner implements Runner {
       // submitMany created the instance with the run (a second instance of the same id would be refused).
       freshInstance: true,
     })
-      .then(() => undefined)
+      .then(
+        () => undefined,
+        // executeRun records every failure of the run itself; it fails only when the store cannot take even that
+        // (StoreLostError). The command learns of that from its own reads, and the run stays non-terminal in the
+        // store for `runs gc`; unheard here, the rejection would kill the process.
+        () => undefined,
+      )
       .finally(() => {
         this.active.delete(request.runId);
         for (const l of limits) this.inFlight.set(l.key, (this.inFlight.get(l.key) ?? 1) - 1);

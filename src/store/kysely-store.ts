@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import { prepareQuery } from './prepared.js';
+import { Reconnect } from './reconnect.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   InstanceRecord,
@@ -71,7 +72,11 @@ const finishColumns = (finish: RunFinish, now: number) => ({
 // SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
 const insertChunk = 40;
 
-/** The statements every run executes: compiled once per store (see prepared.ts). */
+/**
+ * The statements every run executes: compiled once per store (see prepared.ts). A write retried after a lost
+ * connection (reconnect.ts) may find its own earlier attempt committed, so the claim and the journal append
+ * each count their own identical earlier effect as done, and only someone else's as refused.
+ */
 const hotQueries = (db: Kysely<Database>) => ({
   claim: prepareQuery<[string, number, string, number, number]>(5, (runId, now, host, pid, startedAt) =>
     db
@@ -85,7 +90,18 @@ const hotQueries = (db: Kysely<Database>) => ({
         ownerStartedAt: startedAt,
       })
       .where('runId', '=', runId)
-      .where('status', '=', 'QUEUED'),
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'QUEUED'),
+          eb.and([
+            eb('status', '=', 'RUNNING'),
+            eb('startedAt', '=', now),
+            eb('ownerHost', '=', host),
+            eb('ownerPid', '=', pid),
+            eb('ownerStartedAt', '=', startedAt),
+          ]),
+        ]),
+      ),
   ),
   finish: prepareQuery<
     [string, string, string | null, number | null, string | null, string | null, number | null, number]
@@ -106,7 +122,19 @@ const hotQueries = (db: Kysely<Database>) => ({
       db
         .insertInto('journal')
         .values({ instanceId, seq, stepId, attempt, ops, output, createdAt })
-        .onConflict((oc) => oc.columns(['instanceId', 'seq']).doNothing()),
+        // A taken position is refused (0 rows), unless this very entry took it: then the no-op update counts 1.
+        .onConflict((oc) =>
+          oc
+            .columns(['instanceId', 'seq'])
+            .doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })
+            .where((eb) =>
+              eb.and([
+                eb('journal.stepId', '=', eb.ref('excluded.stepId')),
+                eb('journal.attempt', '=', eb.ref('excluded.attempt')),
+                eb('journal.createdAt', '=', eb.ref('excluded.createdAt')),
+              ]),
+            ),
+        ),
   ),
 });
 
@@ -117,18 +145,27 @@ const hotQueries = (db: Kysely<Database>) => ({
 export class KyselyStore implements Store {
   private readonly batch: WriteBatch<Database>;
   private readonly hot: ReturnType<typeof hotQueries>;
+  private readonly reconnect = new Reconnect();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {
-    this.batch = new WriteBatch(db);
+    this.batch = new WriteBatch(db, this.reconnect);
     this.hot = hotQueries(db);
   }
 
   async createRuns(runs: readonly NewRun[]): Promise<void> {
     if (runs.length === 0) return;
     const now = Date.now();
+    await this.reconnect.run((attempt) => this.insertRuns(runs, now, attempt > 0));
+  }
+
+  /**
+   * One transaction for all of them. `again` after a lost connection: the attempt before may have committed
+   * them, so rows already there are kept; a first attempt still fails on a run id that exists.
+   */
+  private async insertRuns(runs: readonly NewRun[], now: number, again: boolean): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < runs.length; i += insertChunk) {
         const chunk = runs.slice(i, i + insertChunk);
@@ -144,6 +181,7 @@ export class KyselyStore implements Store {
               createdAt: now,
             })),
           )
+          .$if(again, (q) => q.onConflict((oc) => oc.column('instanceId').doNothing()))
           .execute();
         await trx
           .insertInto('runs')
@@ -164,6 +202,7 @@ export class KyselyStore implements Store {
               createdAt: now,
             })),
           )
+          .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing()))
           .execute();
       }
     });
@@ -195,7 +234,9 @@ export class KyselyStore implements Store {
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const row = await this.db.selectFrom('runs').selectAll().where('runId', '=', runId).executeTakeFirst();
+    const row = await this.reconnect.run(() =>
+      this.db.selectFrom('runs').selectAll().where('runId', '=', runId).executeTakeFirst(),
+    );
     return row && toRunRecord(row);
   }
 
@@ -204,21 +245,23 @@ export class KyselyStore implements Store {
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.statuses) query = query.where('status', 'in', [...filter.statuses]);
     if (filter.groupId) query = query.where('groupId', '=', filter.groupId);
-    const rows = await query
+    const ordered = query
       .orderBy('createdAt', 'desc')
       .orderBy('runId', 'desc')
-      .limit(filter.limit ?? 1000)
-      .execute();
+      .limit(filter.limit ?? 1000);
+    const rows = await this.reconnect.run(() => ordered.execute());
     return rows.map(toRunRecord);
   }
 
   async groupProgress(groupId: string): Promise<ProgressRow[]> {
-    const rows = await this.db
-      .selectFrom('runs')
-      .select(['target', 'status', 'outcome', (eb) => eb.fn.countAll<number | string>().as('count')])
-      .where('groupId', '=', groupId)
-      .groupBy(['target', 'status', 'outcome'])
-      .execute();
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('runs')
+        .select(['target', 'status', 'outcome', (eb) => eb.fn.countAll<number | string>().as('count')])
+        .where('groupId', '=', groupId)
+        .groupBy(['target', 'status', 'outcome'])
+        .execute(),
+    );
     return rows.map((r) => ({
       target: r.target,
       status: r.status as RunStatus,
@@ -228,21 +271,21 @@ export class KyselyStore implements Store {
   }
 
   async countFinished(groupId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('runs')
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .where('groupId', '=', groupId)
-      .where('status', 'in', ['COMPLETED', 'FAILED', 'CANCELED'])
-      .executeTakeFirstOrThrow();
+    const row = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('runs')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('groupId', '=', groupId)
+        .where('status', 'in', ['COMPLETED', 'FAILED', 'CANCELED'])
+        .executeTakeFirstOrThrow(),
+    );
     return Number(row.count);
   }
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
-    const row = await this.db
-      .selectFrom('instances')
-      .selectAll()
-      .where('instanceId', '=', instanceId)
-      .executeTakeFirst();
+    const row = await this.reconnect.run(() =>
+      this.db.selectFrom('instances').selectAll().where('instanceId', '=', instanceId).executeTakeFirst(),
+    );
     return (
       row && {
         instanceId: row.instanceId,
@@ -272,7 +315,8 @@ export class KyselyStore implements Store {
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {
-    const rows = (await this.hot.readJournal(this.db, instanceId)).rows as Selectable<JournalTable>[];
+    const rows = (await this.reconnect.run(() => this.hot.readJournal(this.db, instanceId)))
+      .rows as Selectable<JournalTable>[];
     return rows.map((r) => ({
       instanceId: r.instanceId,
       seq: r.seq,
@@ -304,29 +348,33 @@ export class KyselyStore implements Store {
   }
 
   async cancelRequested(owner: RunOwner): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('runs')
-      .select('runId')
-      .where('status', 'in', active)
-      .where(ownedBy(owner))
-      .where('cancelRequestedAt', 'is not', null)
-      .execute();
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('runs')
+        .select('runId')
+        .where('status', 'in', active)
+        .where(ownedBy(owner))
+        .where('cancelRequestedAt', 'is not', null)
+        .execute(),
+    );
     return rows.map((r) => r.runId);
   }
 
   async runOwners(): Promise<OwnerSummary[]> {
-    const rows = await this.db
-      .selectFrom('runs')
-      .select((eb) => [
-        'ownerHost',
-        'ownerPid',
-        'ownerStartedAt',
-        eb.fn.countAll<number | string>().as('runs'),
-        eb.fn.min<number | string>(eb.fn.coalesce('seenAt', 'createdAt')).as('oldestSeenAt'),
-      ])
-      .where('status', 'in', active)
-      .groupBy(['ownerHost', 'ownerPid', 'ownerStartedAt'])
-      .execute();
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('runs')
+        .select((eb) => [
+          'ownerHost',
+          'ownerPid',
+          'ownerStartedAt',
+          eb.fn.countAll<number | string>().as('runs'),
+          eb.fn.min<number | string>(eb.fn.coalesce('seenAt', 'createdAt')).as('oldestSeenAt'),
+        ])
+        .where('status', 'in', active)
+        .groupBy(['ownerHost', 'ownerPid', 'ownerStartedAt'])
+        .execute(),
+    );
     return rows.map((r) => ({
       owner: ownerOf(r),
       runs: Number(r.runs),
@@ -340,7 +388,9 @@ export class KyselyStore implements Store {
     query = owner ? query.where(ownedBy(owner)) : query.where('ownerHost', 'is', null);
     if (seenBefore !== undefined)
       query = query.where((eb) => eb(eb.fn.coalesce('seenAt', 'createdAt'), '<', seenBefore));
-    const rows = await query.returningAll().execute();
+    // Conditional on the runs still being active: a retry after a lost connection fails only those still left.
+    const returning = query.returningAll();
+    const rows = await this.reconnect.run(() => returning.execute());
     return rows.map(toRunRecord);
   }
 

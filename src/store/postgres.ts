@@ -1,11 +1,41 @@
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
 import { KyselyStore } from './kysely-store.js';
+import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
+
+/** The url as messages may print it: without its password, wherever it was written. */
+export const printableUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    parsed.searchParams.delete('password');
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, '@');
+  }
+};
 
 /** Opens a PostgreSQL store (creating its tables if absent): the store a fleet of workers shares. */
 export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  // A host that drops packets would otherwise hold a connection attempt forever.
+  const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 10_000 });
+  // A server that ends a connection (a restart, pg_terminate_backend) makes its client emit 'error': the pool's
+  // when it is idle, the client's own when it is checked out. Unheard, either event kills the process; the
+  // query under way, if any, fails with the same error and the store retries it (reconnect.ts), and the pool
+  // drops the dead client.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  try {
+    (await pool.connect()).release();
+  } catch (error) {
+    await pool.end();
+    throw new StoreOpenError(
+      'unreachable',
+      `cannot connect to the PostgreSQL store ${printableUrl(url)}: ${openFailure(error)}`,
+      'start PostgreSQL there, or set [store] url to a server this machine reaches (postgres://user@host:port/database)',
+    );
+  }
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],

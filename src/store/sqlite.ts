@@ -1,15 +1,53 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
 import { KyselyStore } from './kysely-store.js';
+import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
 
-/** Opens (creating if needed) a SQLite store in WAL mode, so readers never block the writer. */
-export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
+const hint =
+  'point [store] url at a place this user can write, e.g. url = "sqlite:.proctor/proctor.db" (relative to the project root)';
+
+/**
+ * Creates `dir` and its missing parents one by one. Node's recursive mkdir spins forever where the kernel
+ * answers ENOENT for a parent that exists (under /proc); a plain mkdir fails there with that error.
+ */
+const makeDirs = (dir: string): void => {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (error) {
+      // Another process opening the same store may have created it meanwhile.
+      if (!((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(d).isDirectory())) throw error;
+    }
+  }
+};
+
+/** The SQLite file, opened in WAL mode (so readers never block the writer), or why it cannot be. */
+const openFile = async (file: string): Promise<SqliteDatabase> => {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new BetterSqlite3(file);
-  sqlite.pragma('journal_mode = WAL');
+  let sqlite: SqliteDatabase | undefined;
+  try {
+    if (file !== ':memory:') makeDirs(dirname(file));
+    sqlite = new BetterSqlite3(file);
+    // The first statement reads the file: a file that is not a database fails here.
+    sqlite.pragma('journal_mode = WAL');
+    return sqlite;
+  } catch (error) {
+    sqlite?.close();
+    throw new StoreOpenError('cannot_create', `cannot open the SQLite store ${file}: ${openFailure(error)}`, hint);
+  }
+};
+
+/** Opens (creating if needed) a SQLite store. */
+export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
+  const sqlite = await openFile(file);
   // NORMAL is durable across a process crash in WAL mode; only a power loss can drop the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { type Reconnect, StoreLostError } from './reconnect.js';
 
 type Write<DB> = (db: Kysely<DB>) => Promise<boolean>;
 
@@ -16,7 +17,10 @@ export class WriteBatch<DB> {
   private pending: PendingWrite<DB>[] = [];
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reconnect: Reconnect,
+  ) {}
 
   run(write: Write<DB>): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -37,15 +41,22 @@ export class WriteBatch<DB> {
 
   private async commit(writes: PendingWrite<DB>[]): Promise<void> {
     try {
-      const results = await this.db.transaction().execute(async (trx) => {
-        const out: boolean[] = [];
-        for (const w of writes) out.push(await w.write(trx));
-        return out;
-      });
+      const results = await this.reconnect.run(() =>
+        this.db.transaction().execute(async (trx) => {
+          const out: boolean[] = [];
+          for (const w of writes) out.push(await w.write(trx));
+          return out;
+        }),
+      );
       for (const [i, w] of writes.entries()) w.resolve(results[i] as boolean);
-    } catch {
+    } catch (error) {
+      if (error instanceof StoreLostError) {
+        // Still no connection after every retry: replaying one by one would only wait as long again, each.
+        for (const w of writes) w.reject(error);
+        return;
+      }
       // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome.
-      for (const w of writes) await w.write(this.db).then(w.resolve, w.reject);
+      for (const w of writes) await this.reconnect.run(() => w.write(this.db)).then(w.resolve, w.reject);
     }
   }
 }

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
 import { tempProject } from '../support/project.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
 
@@ -29,5 +31,109 @@ tests:
       outcome: string;
     }[];
     expect(runs.map((r) => `${r.status}:${r.outcome}`).sort()).toEqual(['COMPLETED:failed', 'COMPLETED:passed']);
+  });
+
+  it('survives the server dropping every connection mid-run: no crash, a whole bundle, no run left unfinished', async () => {
+    db = await (postgres as NonNullable<typeof postgres>).create();
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const p = tempProject({
+        'proctor.toml': `[store]\nurl = "${db.url}"\n`,
+        'a.eval.yaml': `targets: [{ kind: echo, delay_ms: 100 }]
+prompts: ["{{ w }}"]
+tests:
+  - { id: yes, vars: { w: apple }, assert: [{ type: equals, value: apple }] }
+`,
+      });
+      const cases = 60;
+      const cli = startCli(['eval', 'run', '-q', '-j', '4', '--repeat', String(cases), '-o', 'out'], {
+        cwd: p.dir,
+        timeoutMs: 90_000,
+      });
+      const count = async (where: string): Promise<number> =>
+        (await admin.query(`select count(*)::int as n from runs where ${where}`)).rows[0].n as number;
+      // Twice, so both idle pooled connections and ones in the middle of a write are cut.
+      for (const finished of [4, 24]) {
+        await eventually(async () => ((await count(`status = 'COMPLETED'`)) >= finished ? true : undefined));
+        const killed = await admin.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+        );
+        expect(killed.rowCount).toBeGreaterThan(0);
+      }
+      const run = await cli.done;
+      expect(run.signal, run.stderr).toBeNull();
+      expect(run.stderr).not.toMatch(/internal error|Unhandled|^\s+at /m);
+      // The statements the server cut were retried on new connections: no case paid for it.
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(p.read('out/summary.json')) as { counts: { total: number; passed: number } };
+      expect(summary.counts).toMatchObject({ total: cases, passed: cases });
+      const rows = p
+        .read('out/index.jsonl')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { key: string });
+      expect(new Set(rows.map((r) => r.key)).size).toBe(cases);
+      expect(await count(`status in ('QUEUED', 'RUNNING')`)).toBe(0);
+      expect(await count('true')).toBe(cases);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('ends cleanly when the store is gone for good: a clean error, exit 1, the finished cases kept', async () => {
+    db = await (postgres as NonNullable<typeof postgres>).create();
+    const direct = new URL(db.url);
+    const proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const p = tempProject({
+        'proctor.toml': `[store]\nurl = "${viaProxy}"\n`,
+        'a.eval.yaml': `targets: [{ kind: echo, delay_ms: 100 }]
+prompts: ["{{ w }}"]
+tests:
+  - { id: yes, vars: { w: apple }, assert: [{ type: equals, value: apple }] }
+`,
+      });
+      const cli = startCli(['eval', 'run', '-q', '-j', '4', '--repeat', '60', '-o', 'out'], {
+        cwd: p.dir,
+        timeoutMs: 90_000,
+      });
+      const count = async (where: string): Promise<number> =>
+        (await admin.query(`select count(*)::int as n from runs where ${where}`)).rows[0].n as number;
+      await eventually(async () => ((await count(`status = 'COMPLETED'`)) >= 4 ? true : undefined));
+      await proxy.cut();
+      const run = await cli.done;
+      expect(run.signal, run.stderr).toBeNull();
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain('error: lost the connection to the store');
+      expect(run.stderr).toContain('proctor runs gc');
+      expect(run.stderr).not.toMatch(/internal error|Unhandled|^\s+at /m);
+      // Every case that finished before the cut is in the bundle, whole. Those running at the cut were canceled,
+      // or errored on the lost store: `--resume` runs both again.
+      const rows = p
+        .read('out/index.jsonl')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { outcome: string; error: { message: string } | null });
+      expect(rows.filter((r) => r.outcome === 'passed').length).toBeGreaterThanOrEqual(4);
+      for (const r of rows.filter((row) => row.outcome !== 'passed' && row.outcome !== 'canceled')) {
+        expect(r.outcome).toBe('error');
+        expect(r.error?.message).toMatch(/^lost the connection to the store/);
+      }
+      // What the command could not finish, `runs gc` fails once the store answers again.
+      p.write('proctor.toml', `[store]\nurl = "${db.url}"\n`);
+      const gc = await runCli(['runs', 'gc', '--json'], { cwd: p.dir });
+      expect(gc.code, gc.stderr).toBe(0);
+      expect(await count(`status in ('QUEUED', 'RUNNING')`)).toBe(0);
+    } finally {
+      await admin.end();
+      await proxy.cut();
+    }
   });
 });

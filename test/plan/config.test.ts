@@ -25,7 +25,7 @@ describe('loadProjectConfig', () => {
     const root = tempProject({
       'proctor.toml': toml(`
 [runner]
-kind = "queue"
+kind = "local"
 [runner.config]
 workers = 3
 heartbeat_ms = 500
@@ -48,7 +48,7 @@ prefix = ">"
     const config = loadProjectConfig(sub, {});
     expect(config.root).toBe(root);
     expect(config.file).toBe(path.join(root, 'proctor.toml'));
-    expect(config.runner).toEqual({ kind: 'queue', config: { workers: 3, heartbeatMs: 500, leaseMs: 5000 } });
+    expect(config.runner).toEqual({ kind: 'local', config: { workers: 3, heartbeatMs: 500, leaseMs: 5000 } });
     expect(config.store.url).toBe(`sqlite:${path.join(root, 'data/x.db')}`);
     expect(config.defaults).toEqual({ maxConcurrency: 8, repeat: 2, timeoutS: 30, retries: 1 });
     expect(config.targets.fast).toEqual({
@@ -146,7 +146,7 @@ api_key = "\${UNSET_KEY}"
     root = tempProject({ 'proctor.toml': toml('[runner]\nkind = "cluster"') });
     error = inputError(() => loadProjectConfig(root, {}));
     expect(error.where).toEqual({ file: 'proctor.toml', line: 2, col: 1 });
-    expect(error.hint).toBe('use one of: "local", "queue"');
+    expect(error.hint).toBe('use one of: "local"');
   });
 
   it('reports an unknown target kind with the nearest kind', () => {

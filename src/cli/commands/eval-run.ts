@@ -60,7 +60,7 @@ const runNothing = (plan: EvalRunPlan): number => {
 
 /** Submits every planned case to the configured runner, follows the store and summarises the bundle. */
 const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number> => {
-  const store = await openStore(plan.config.store.url);
+  const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
   const signals = stopRunnerOnSignals(runner);
@@ -101,6 +101,8 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number>
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {
     signals.dispose();
+    // After a failure midway (a lost store) cases may still be running: they end before their store closes.
+    await runner.stop();
     await store.close();
   }
 };

@@ -6,7 +6,7 @@ import type { Store } from '../../store/store.js';
 /** Opens the project's store for one `runs` command and closes it however the command ends. */
 export const withRunsStore = async (use: (store: Store, config: ProjectConfig) => Promise<number>): Promise<number> => {
   const config = loadProjectConfig(process.cwd(), process.env);
-  const store = await openStore(config.store.url);
+  const store = await openStore(config.store);
   try {
     return await use(store, config);
   } finally {

@@ -45,7 +45,7 @@ const tearDownAll = async (store: Store, runs: readonly Pick<Submitted, 'instanc
 export const taskRun = async (file: string, opts: TaskRunOptions): Promise<number> => {
   const cwd = process.cwd();
   const plan = planTaskRun(cwd, file, opts, process.env);
-  const store = await openStore(plan.config.store.url);
+  const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.requests.length);
   const signals = stopRunnerOnSignals(runner);
   try {
@@ -103,6 +103,8 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
       : exitCodes.failed;
   } finally {
     signals.dispose();
+    // After a failure midway (a lost store) runs may still be going: they end before their store closes.
+    await runner.stop();
     await store.close();
   }
 };

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { failureReport } from '../../src/cli/main.js';
+import { InputError } from '../../src/errors.js';
+import { StoreLostError } from '../../src/store/reconnect.js';
+import { cliPath } from '../support/cli.js';
+import { type TempProject, tempProject } from '../support/project.js';
+
+let project: TempProject | undefined;
+afterEach(() => project?.remove());
+
+/** A bundle of `n` passed cases, written as `eval run` writes its index. */
+const bundleIndex = (n: number): string =>
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({
+      schema: 'proctor.case/1',
+      identity: { eval: 'a.eval.yaml', test: `t${i}`, prompt: 'p1', target: 'echo', sample: 0 },
+      key: `k${String(i).padStart(19, '0')}`,
+      fingerprint: 'f0000000000000000000',
+      outcome: 'passed',
+      score: 1,
+      error: null,
+      attempts: 1,
+      duration_ms: 1,
+      usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+      run_id: `r.${i}`,
+      group_id: 'r',
+      started_at: '2026-01-01T00:00:00.000Z',
+      finished_at: '2026-01-01T00:00:00.001Z',
+      artifacts: `cases/k${i}/1`,
+    }),
+  ).join('\n');
+
+/** Runs `proctor ARGS | head -1` in a shell; resolves to the CLI's own exit code and stderr. */
+const pipedToHead = (args: readonly string[], cwd: string): Promise<{ code: number; stderr: string; head: string }> =>
+  new Promise((resolve, reject) => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${PIPESTATUS[0]}, not JavaScript's
+    const script = '"$@" 2>cli.err | head -1; echo "${PIPESTATUS[0]}" >cli.code';
+    const shell = spawn('bash', ['-c', script, 'bash', process.execPath, cliPath, ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let head = '';
+    shell.stdout.on('data', (d: Buffer) => {
+      head += d.toString();
+    });
+    shell.on('error', reject);
+    shell.on('close', () => {
+      const read = (rel: string): string => (project as TempProject).read(rel);
+      resolve({ code: Number(read('cli.code').trim()), stderr: read('cli.err'), head });
+    });
+  });
+
+describe('the CLI at its edges', () => {
+  it('`results show RUN | head -1` exits quietly: a reader that stops early is not an error', async () => {
+    // Far more than a pipe holds, so the CLI is still writing when `head` goes away.
+    project = tempProject({ 'out/index.jsonl': bundleIndex(3000) });
+    const run = await pipedToHead(['results', 'show', 'out'], project.dir);
+    expect(run.head).toMatch(/^case\s+outcome/);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+
+  it('reports an unexpected error as a bug: the stack, then how to report it, exit 1', () => {
+    const report = failureReport(new TypeError('cannot read properties of undefined'));
+    expect(report.code).toBe(1);
+    const lines = report.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('internal error: TypeError: cannot read properties of undefined');
+    expect(lines[1]).toMatch(/^\s+at /);
+    expect(lines.at(-1)).toMatch(/^this is a bug in Proctor \d+\.\d+\.\d+, not in your input: please report it .+/);
+    expect(lines.at(-1)).toContain('with the command you ran and this output');
+  });
+
+  it('reports bad input without a stack or a bug report, exit 2', () => {
+    const report = failureReport(new InputError('no run "x"', undefined, 'see `proctor runs list`'));
+    expect(report).toEqual({ code: 2, text: 'error: no run "x"\n  fix: see `proctor runs list`\n' });
+  });
+
+  it('reports a store that stayed out of reach as a failed run with what to do next, not as a bug', () => {
+    const report = failureReport(new StoreLostError(new Error('connect ECONNREFUSED 127.0.0.1:5432')));
+    expect(report.code).toBe(1);
+    expect(report.text).toMatch(
+      /^error: lost the connection to the store .*: connect ECONNREFUSED 127\.0\.0\.1:5432\n/,
+    );
+    expect(report.text).toContain('proctor runs gc');
+    expect(report.text).not.toContain('internal error');
+  });
+});
