@@ -118,9 +118,10 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
   const config = loadProjectConfig(cwd, env);
   const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
   const cases = expandMatrix(evals, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
-  // Each eval's own cap; the budget is the flag, else what lets every eval reach its cap.
+  // An eval's own cap is what its file says, else the command's; the budget is the flag, else what lets every
+  // eval reach its cap. The flag replaces proctor.toml's default, not a cap an eval file declares.
   const evalCap = (spec: EvalSpec): number =>
-    spec.options.maxConcurrency ?? config.defaults.maxConcurrency ?? defaultMaxConcurrency;
+    spec.options.maxConcurrency ?? flags.maxConcurrency ?? config.defaults.maxConcurrency ?? defaultMaxConcurrency;
   const maxConcurrency = flags.maxConcurrency ?? Math.max(...evals.map(evalCap));
   const groupId = newId();
   const chosen = flags.resume || flags.rerunFailed ? selectFromPrior(config, cwd, cases, flags) : undefined;
