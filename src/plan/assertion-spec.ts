@@ -74,5 +74,6 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
     ...(id !== undefined ? { id } : {}),
     ...(threshold !== undefined ? { threshold } : {}),
     config: json.data as JsonObject,
+    ...(references?.files?.length || references?.commands?.length ? { references } : {}),
   };
 };

@@ -6,6 +6,7 @@ import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import { loadProjectConfig } from './config.js';
 import type { Env } from './env.js';
+import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
@@ -117,7 +118,11 @@ const selectFromPrior = (
 export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRunFlags, env: Env): EvalRunPlan => {
   const config = loadProjectConfig(cwd, env);
   const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
-  const cases = expandMatrix(evals, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
+  const cases = expandMatrix(
+    evals,
+    fingerprinter(config.root, env),
+    flags.repeat !== undefined ? { repeat: flags.repeat } : {},
+  );
   // An eval's own cap is what its file says, else the command's; the budget is the flag, else what lets every
   // eval reach its cap. The flag replaces proctor.toml's default, not a cap an eval file declares.
   const evalCap = (spec: EvalSpec): number =>

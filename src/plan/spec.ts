@@ -1,6 +1,6 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
-import type { JsonObject } from '../records.js';
+import type { ConfigReferences, JsonObject } from '../records.js';
 
 /** proctor.toml, validated, with `${ENV}` resolved everywhere except inside target configs. */
 export interface ProjectConfig {
@@ -46,6 +46,8 @@ export interface AssertionSpec {
   id?: string;
   threshold?: number;
   config: JsonObject;
+  /** Files and commands the grader names, as written: their content goes into the case's fingerprint. */
+  references?: ConfigReferences;
 }
 
 export interface TestSpec {
