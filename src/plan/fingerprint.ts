@@ -23,6 +23,25 @@ export interface Fingerprints {
   steps(list: readonly StepSpec[]): string;
 }
 
+/**
+ * JSON of each item, worked out once per object: tests share their default_test assertions and steps, so a
+ * large suite serialises each shared one once, not once per test. `arg` is the same for every use of an item.
+ */
+const jsonOnce = <T extends object, A>(view: (item: T, arg: A) => unknown) => {
+  const cache = new WeakMap<T, string>();
+  return (items: readonly T[], arg: A): string =>
+    items
+      .map((item) => {
+        let json = cache.get(item);
+        if (json === undefined) {
+          json = stableJson(view(item, arg));
+          cache.set(item, json);
+        }
+        return json;
+      })
+      .join(',');
+};
+
 /** The words of a command that could name a file: argv as is; a shell string split on blanks, quotes dropped. */
 const words = (command: string | readonly string[]): string[] => {
   const list = typeof command === 'string' ? command.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, '')) : command;
@@ -87,35 +106,12 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
     return print;
   };
 
-  // Tests share their default_test assertions and steps: each shared one is serialised once, not once per test.
-  const assertionJson = new WeakMap<AssertionSpec, string>();
-  const assertions = (list: readonly AssertionSpec[], evalDir: string): string =>
-    list
-      .map((a) => {
-        let json = assertionJson.get(a);
-        if (json === undefined) {
-          const files = referencedFiles(a.references, evalDir);
-          json = stableJson({ ...a, references: undefined, ...(files ? { files } : {}) });
-          assertionJson.set(a, json);
-        }
-        return json;
-      })
-      .join(',');
-
-  const stepJson = new WeakMap<StepSpec, string>();
-  const steps = (list: readonly StepSpec[]): string =>
-    list
-      .map((s) => {
-        let json = stepJson.get(s);
-        if (json === undefined) {
-          // `baseDir` is absolute: a fingerprint must be the same in every checkout (paths in steps stay as written).
-          const { baseDir: _absolute, ...rest } = s;
-          json = stableJson(rest);
-          stepJson.set(s, json);
-        }
-        return json;
-      })
-      .join(',');
+  const assertions = jsonOnce<AssertionSpec, string>((a, evalDir) => {
+    const files = referencedFiles(a.references, evalDir);
+    return { ...a, references: undefined, ...(files ? { files } : {}) };
+  });
+  // `baseDir` is absolute: a fingerprint must be the same in every checkout (paths in steps stay as written).
+  const steps = jsonOnce<StepSpec, void>(({ baseDir: _absolute, ...rest }) => rest);
 
   return { target, assertions, steps };
 };
