@@ -74,4 +74,21 @@ evaluate_options: { max_concurrency: ${limit} }
     expect(server.peakInFlightFor('wide')).toBeGreaterThan(1);
     expect(server.peakInFlight).toBeLessThanOrEqual(8);
   });
+
+  it("lets -j replace proctor.toml's default max_concurrency for an eval file that declares none", async () => {
+    server.reset();
+    const project = tempProject({
+      'proctor.toml': '[defaults]\nmax_concurrency = 2\n',
+      'a.eval.yaml': `
+targets:
+  - { label: many, kind: openai, base_url: "${server.url}", model: many, api_key: k }
+prompts: ["{{ q }} [[latency:300]]"]
+tests:
+${Array.from({ length: 6 }, (_, i) => `  - { id: t${i}, vars: { q: "many-${i}" } }`).join('\n')}
+`,
+    });
+    const result = await runCli(['eval', 'run', '-j', '6'], { cwd: project.dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.peakInFlightFor('many')).toBeGreaterThan(2);
+  });
 });
