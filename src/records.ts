@@ -34,6 +34,19 @@ export interface Message {
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
+/**
+ * What a grader's or target's config makes it read besides the case, so the plan can check it before a run and
+ * hash it into fingerprints. Paths are as written, relative to the declaring file's directory.
+ */
+export interface ConfigReferences {
+  /** Files the config names (`file://x` as `x`): each must exist when the eval is loaded. */
+  files?: readonly string[];
+  /** Commands it runs (a shell string or an argv): a project file one of them names is hashed by content. */
+  commands?: readonly (string | readonly string[])[];
+  /** Where those commands run, relative to the declaring file's directory (default: that directory). */
+  cwd?: string;
+}
+
 /** A plain mapping (what JSON, YAML and TOML objects parse to), as opposed to an array or a scalar. */
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);

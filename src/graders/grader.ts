@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Usage } from '../records.js';
+import type { ConfigReferences, Usage } from '../records.js';
 
 /** Everything a grader may look at for one case: plain data. */
 export interface GradeInput {
@@ -37,4 +37,6 @@ export interface GraderContext {
 export interface GraderDef<C extends z.ZodType = z.ZodType> {
   config: C;
   create(config: z.output<C>, context: GraderContext): Grader;
+  /** Files and commands the config names: a missing file is refused at load, and their content is fingerprinted. */
+  references?(config: z.output<C>): ConfigReferences;
 }

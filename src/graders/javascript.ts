@@ -103,4 +103,5 @@ export const javascript: GraderDef<typeof config> = {
     const source = `javascript ${quote(value, 60)}`;
     return (input) => settle(source, () => expression(input.output, input.vars, input));
   },
+  references: ({ value }) => (value.startsWith(filePrefix) ? { files: [value.slice(filePrefix.length)] } : {}),
 };

@@ -112,4 +112,5 @@ export const script: GraderDef<typeof config> = {
       return { pass: false, score: 0, reason: `script exited with code ${result.exitCode}${said ? `: ${said}` : ''}` };
     };
   },
+  references: ({ value, command }) => ({ commands: [value ?? command ?? ''] }),
 };

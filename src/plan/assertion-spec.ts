@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { assertionCommonSchema, assertionConfigSchema, parseAssertionType } from '../graders/assertion.js';
-import { graderKinds } from '../graders/registry.js';
+import type { GraderDef } from '../graders/grader.js';
+import { graderKinds, graders } from '../graders/registry.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
+import { existingFile } from './files.js';
 import type { Path, Source } from './source.js';
 import type { AssertionSpec } from './spec.js';
 import { nearest } from './suggest.js';
@@ -21,9 +23,10 @@ const unknownTypeHint = (type: string): string => {
 /**
  * Validates one assertion (`type`, the common keys, then the kind's own keys) and splits it the way the
  * engine's resolveAssertion expects. `config` is kept as written: the engine parses it again when it creates
- * the grader, and a parsed value (a transform's output) might not be JSON.
+ * the grader, and a parsed value (a transform's output) might not be JSON. Files the grader names must exist
+ * under `baseDir` (the eval file's directory, where the engine resolves them), so none is missing at run time.
  */
-export const buildAssertion = (source: Source, path: Path, raw: unknown): AssertionSpec => {
+export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir: string): AssertionSpec => {
   if (!isRecord(raw)) {
     throw source.fail(
       path,
@@ -54,6 +57,14 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown): Assert
   const json = jsonObject.safeParse(config);
   if (!json.success) throw source.zodError(json.error, path, schema);
 
+  // Widened, as the engine does: each registry entry is a GraderDef, and one call site serves every kind.
+  const def: GraderDef = graders[parsedType.kind];
+  const references = def.references?.(configParsed.data);
+  for (const file of references?.files ?? []) {
+    const key = Object.keys(config).find((k) => typeof config[k] === 'string' && config[k].endsWith(file));
+    existingFile(source, key === undefined ? path : [...path, key], file, baseDir);
+  }
+
   const { weight, required, id, threshold } = commonParsed.data;
   return {
     type: parsedType.kind,
@@ -63,5 +74,6 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown): Assert
     ...(id !== undefined ? { id } : {}),
     ...(threshold !== undefined ? { threshold } : {}),
     config: json.data as JsonObject,
+    ...(references?.files?.length || references?.commands?.length ? { references } : {}),
   };
 };

@@ -11,7 +11,7 @@ import type { AssertionSpec } from './spec.js';
  * `description` set those fields; a column `assert:TYPE` adds `{type: TYPE, value: cell}` when its cell is not
  * empty; every other column is a var (a string).
  */
-export const csvTests = (display: string, text: string): DraftTest[] => {
+export const csvTests = (display: string, text: string, evalDir: string): DraftTest[] => {
   let rows: ReturnType<typeof parseCsv>;
   try {
     rows = parseCsv(text);
@@ -57,7 +57,7 @@ export const csvTests = (display: string, text: string): DraftTest[] => {
       else if (name.startsWith('assert:')) {
         if (cell === '') return;
         const raw = { type: name.slice('assert:'.length), value: cell };
-        assert.push(buildAssertion(new PointSource(raw, cellAt(i)), [], raw));
+        assert.push(buildAssertion(new PointSource(raw, cellAt(i)), [], raw, evalDir));
       } else vars[name] = cell;
     });
     const where = cellAt(Math.max(0, names.indexOf('id')));

@@ -2,21 +2,26 @@ import { basename, join, resolve } from 'node:path';
 import { readSummary } from '../bundle/summary.js';
 import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { SubmitRequest } from '../runners/runner.js';
+import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import { loadProjectConfig } from './config.js';
 import type { Env } from './env.js';
+import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
-import type { ProjectConfig } from './spec.js';
+import type { EvalSpec, ProjectConfig } from './spec.js';
 
 const defaultMaxConcurrency = 4;
 const defaultRetries = 2;
 
-/** What a user may set on the command line; each wins over the eval file, which wins over proctor.toml. */
+/**
+ * What a user may set on the command line; each wins over the eval file, which wins over proctor.toml. Except
+ * `maxConcurrency`: it is the command's budget, and an eval file's own `max_concurrency` still caps that eval
+ * inside it, as a target's cap does.
+ */
 export interface EvalRunFlags {
   maxConcurrency?: number;
   retries?: number;
@@ -39,6 +44,7 @@ export interface EvalRunPlan {
   bundleDir: string;
   /** The bundle's own run id: this run's for a new bundle, the first run's for one appended to. */
   bundleRunId: string;
+  /** The command's budget: most cases in flight at once, across every eval file. */
   maxConcurrency: number;
   /** Every case of the current suite. */
   cases: PlannedCase[];
@@ -46,6 +52,34 @@ export interface EvalRunPlan {
   selection?: Selection & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
   requests: SubmitRequest[];
 }
+
+/**
+ * The concurrency limits each case holds while it runs: the command's budget, its eval's cap and its target's
+ * cap (a target shared by several evals shares one cap). The runner starts a case only when every one has room.
+ */
+const limitLists = (
+  evals: readonly EvalSpec[],
+  budget: ConcurrencyLimit,
+  evalCap: (spec: EvalSpec) => number,
+  groupId: string,
+): ((c: PlannedCase) => ConcurrencyLimit[]) => {
+  const lists = new Map<EvalSpec, Map<string, ConcurrencyLimit[]>>();
+  for (const spec of evals) {
+    const cap = evalCap(spec);
+    const own = cap < budget.limit ? [{ key: `group:${groupId}:eval:${spec.path}`, limit: cap }] : [];
+    const byTarget = new Map<string, ConcurrencyLimit[]>();
+    for (const t of spec.targets) {
+      // Compared with the budget only: the target may serve other evals too, whose cases count against it.
+      const target =
+        t.maxConcurrency && t.maxConcurrency < budget.limit
+          ? [{ key: `group:${groupId}:target:${t.label}`, limit: t.maxConcurrency }]
+          : [];
+      byTarget.set(t.label, [budget, ...own, ...target]);
+    }
+    lists.set(spec, byTarget);
+  }
+  return (c) => lists.get(c.eval)?.get(c.target.label) ?? [budget];
+};
 
 const describeCase = (c: PlannedCase): string =>
   `${c.identity.eval} · ${c.identity.test} · ${c.identity.prompt} · ${c.identity.target}${c.identity.sample ? ` #${c.identity.sample}` : ''}`;
@@ -84,13 +118,16 @@ const selectFromPrior = (
 export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRunFlags, env: Env): EvalRunPlan => {
   const config = loadProjectConfig(cwd, env);
   const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
-  const cases = expandMatrix(evals, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
-  const declared = evals.map((e) => e.options.maxConcurrency).filter((n): n is number => n !== undefined);
-  const maxConcurrency =
-    flags.maxConcurrency ??
-    (declared.length ? Math.max(...declared) : undefined) ??
-    config.defaults.maxConcurrency ??
-    defaultMaxConcurrency;
+  const cases = expandMatrix(
+    evals,
+    fingerprinter(config.root, env),
+    flags.repeat !== undefined ? { repeat: flags.repeat } : {},
+  );
+  // An eval's own cap is what its file says, else the command's; the budget is the flag, else what lets every
+  // eval reach its cap. The flag replaces proctor.toml's default, not a cap an eval file declares.
+  const evalCap = (spec: EvalSpec): number =>
+    spec.options.maxConcurrency ?? flags.maxConcurrency ?? config.defaults.maxConcurrency ?? defaultMaxConcurrency;
+  const maxConcurrency = flags.maxConcurrency ?? Math.max(...evals.map(evalCap));
   const groupId = newId();
   const chosen = flags.resume || flags.rerunFailed ? selectFromPrior(config, cwd, cases, flags) : undefined;
   const selection = chosen?.selection;
@@ -100,6 +137,8 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
   const bundleRunId = appendTo ? (readSummary(appendTo)?.run_id ?? basename(appendTo)) : groupId;
   const attempts = appendTo ? chosen?.prior.byKey : undefined;
   const groupLimit = { key: `group:${groupId}`, limit: maxConcurrency };
+  // Built once per eval and target: a case only picks its list. A cap no tighter than the budget is left out.
+  const limitsOf = limitLists(evals, groupLimit, evalCap, groupId);
   const requests = (selection?.run ?? cases).map((c) =>
     caseRequest(c, {
       groupId,
@@ -107,9 +146,7 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
       attempt: (attempts?.get(c.key)?.rows ?? 0) + 1,
       retries: flags.retries ?? c.eval.options.retries ?? config.defaults.retries ?? defaultRetries,
       timeoutS: flags.timeoutS ?? c.eval.options.timeoutS ?? config.defaults.timeoutS,
-      limits: c.target.maxConcurrency
-        ? [groupLimit, { key: `group:${groupId}:target:${c.target.label}`, limit: c.target.maxConcurrency }]
-        : [groupLimit],
+      limits: limitsOf(c),
     }),
   );
   return {

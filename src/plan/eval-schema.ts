@@ -41,7 +41,7 @@ const inlineTargetSchema = (): z.ZodType =>
       const own = {
         label: z.string().min(1).optional(),
         kind: z.literal(kind),
-        max_concurrency: z.int().positive().optional(),
+        max_concurrency: z.int().min(1).optional(),
       };
       const shape = objectSchema(def.config as z.ZodType)?.shape;
       return shape ? z.strictObject({ ...shape, ...own }) : z.intersection(z.object(own), def.config as z.ZodType);
@@ -66,7 +66,7 @@ export const testSchema = <A extends z.ZodType>(assertion: A) =>
     vars: varsSchema.optional(),
     assert: z.array(assertion).optional(),
     threshold: z.number().min(0).max(1).optional().describe('Score needed to pass, default 1'),
-    repeat: z.int().positive().optional(),
+    repeat: z.int().min(1).optional(),
     ...aroundSteps,
   });
 
@@ -107,7 +107,14 @@ const evalFileSchema = (parts: Parts) =>
       .optional()
       .describe('Every case runs in a pooled copy of this workspace, reset to its baseline between cases'),
     default_test: parts.defaultTest.optional(),
-    tests: z.union([parts.fileRef, z.array(z.union([parts.fileRef, parts.test]))]).optional(),
+    tests: z
+      .union([
+        parts.fileRef,
+        z
+          .array(z.union([parts.fileRef, parts.test]))
+          .min(1, 'must list at least one test (leave `tests:` out to run each prompt once)'),
+      ])
+      .optional(),
     evaluate_options: optionsSchema.optional(),
   });
 

@@ -12,7 +12,13 @@ export const isFileRef = (value: string): boolean => value.startsWith('file://')
 
 /** Resolves `file://x` against `baseDir` and reads it; a missing file is an error at the reference. */
 export const readFileRef = (source: Source, at: Path, ref: string, baseDir: string): { file: string; text: string } => {
-  const rel = ref.slice('file://'.length);
+  const file = existingFile(source, at, ref.slice('file://'.length), baseDir);
+  return { file, text: readFileSync(file, 'utf8') };
+};
+
+/** The absolute path of `rel` (relative to `baseDir`); a missing file is an error at `at`, naming `file://rel`. */
+export const existingFile = (source: Source, at: Path, rel: string, baseDir: string): string => {
+  const ref = `file://${rel}`;
   const file = path.resolve(baseDir, rel);
   let isFile = false;
   try {
@@ -27,5 +33,5 @@ export const readFileRef = (source: Source, at: Path, ref: string, baseDir: stri
       `create the file, or fix the path: it is relative to ${baseDir}`,
     );
   }
-  return { file, text: readFileSync(file, 'utf8') };
+  return file;
 };

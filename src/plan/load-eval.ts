@@ -48,7 +48,15 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
   const around: StepCompiler = (draft, inherited) =>
     compileAround({ ...scope, templateVars: draft.vars }, draft.source, draft.path, draft, inherited, lead);
-  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), defaults, around);
+  const drafts = draftTests(source, doc.tests, dir, config.root);
+  // An empty list is refused by the schema; a file holding no test (a CSV header alone) reaches here.
+  if (doc.tests !== undefined && drafts.length === 0)
+    throw source.fail(
+      ['tests'],
+      'tests: the file holds no test',
+      'add at least one test to it (leave `tests:` out to run each prompt once)',
+    );
+  const tests = finishTests(drafts, defaults, around);
   // No tests: the prompts run once each, with default_test's vars and assertions.
   if (doc.tests === undefined)
     tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
@@ -122,7 +130,7 @@ const loadDefaultTest = (source: Source, raw: unknown, scope: StepScope, lead: r
   return {
     steps,
     vars: (vars ?? {}) as JsonObject,
-    assert: (assert ?? []).map((a, i) => buildAssertion(source, ['default_test', 'assert', i], a)),
+    assert: (assert ?? []).map((a, i) => buildAssertion(source, ['default_test', 'assert', i], a, scope.baseDir)),
     ...(threshold !== undefined ? { threshold } : {}),
   };
 };

@@ -39,8 +39,8 @@ export type StepCompiler = (draft: DraftTest, inherited: AroundSteps) => AroundS
 
 const rawTestSchema = testSchema(z.unknown());
 
-/** One inline (or JSONL / YAML file) test mapping, validated. */
-const draftTest = (source: Source, at: Path, raw: unknown): DraftTest => {
+/** One inline (or JSONL / YAML file) test mapping, validated; its graders' files resolve against `evalDir`. */
+const draftTest = (source: Source, at: Path, raw: unknown, evalDir: string): DraftTest => {
   const parsed = rawTestSchema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, at, rawTestSchema);
   const t = parsed.data;
@@ -50,7 +50,7 @@ const draftTest = (source: Source, at: Path, raw: unknown): DraftTest => {
     ...(t.id !== undefined ? { id: String(t.id) } : {}),
     ...(t.description !== undefined ? { description: t.description } : {}),
     vars: (t.vars ?? {}) as JsonObject,
-    assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a)),
+    assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a, evalDir)),
     ...(t.threshold !== undefined ? { threshold: t.threshold } : {}),
     ...(t.repeat !== undefined ? { repeat: t.repeat } : {}),
     ...(t.before !== undefined ? { before: t.before } : {}),
@@ -66,7 +66,7 @@ export const draftTests = (source: Source, raw: unknown, evalDir: string, root: 
   const drafts: DraftTest[] = [];
   for (const [at, entry] of entries) {
     if (typeof entry === 'string') drafts.push(...fromFile(source, at, entry, evalDir, root));
-    else if (isRecord(entry)) drafts.push(draftTest(source, at, entry));
+    else if (isRecord(entry)) drafts.push(draftTest(source, at, entry, evalDir));
     else
       throw source.fail(
         at,
@@ -88,15 +88,15 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
   const { file, text } = readFileRef(source, at, ref, evalDir);
   const display = displayPath(file, root);
   const ext = path.extname(file).toLowerCase();
-  if (ext === '.csv') return csvTests(display, text);
+  if (ext === '.csv') return csvTests(display, text, evalDir);
   if (ext === '.jsonl') {
-    return text.split(/\r?\n/).flatMap((line, i) => (line.trim() === '' ? [] : [jsonlTest(display, line, i)]));
+    return text.split(/\r?\n/).flatMap((line, i) => (line.trim() === '' ? [] : [jsonlTest(display, line, i, evalDir)]));
   }
   if (ext === '.yaml' || ext === '.yml' || ext === '.json') {
     const tests = YamlSource.parse(display, text);
     if (!Array.isArray(tests.value))
       throw tests.fail([], 'a tests file must hold a list of tests', 'write one `- vars: …` entry per test');
-    return tests.value.map((t, i) => draftTest(tests, [i], t));
+    return tests.value.map((t, i) => draftTest(tests, [i], t, evalDir));
   }
   throw source.fail(
     at,
@@ -109,13 +109,13 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
  * One JSONL line. JSON.parse is ten times faster than a YAML parse with positions, which matters for files of
  * 100,000 tests; only a line that fails is parsed again as YAML, for an error at its exact column.
  */
-const jsonlTest = (display: string, line: string, index: number): DraftTest => {
+const jsonlTest = (display: string, line: string, index: number, evalDir: string): DraftTest => {
   try {
     const value: unknown = JSON.parse(line);
-    return draftTest(new PointSource(value, { file: display, line: index + 1, col: 1 }), [], value);
+    return draftTest(new PointSource(value, { file: display, line: index + 1, col: 1 }), [], value, evalDir);
   } catch {
     const one = YamlSource.parse(display, line, index);
-    return draftTest(one, [], one.value);
+    return draftTest(one, [], one.value, evalDir);
   }
 };
 

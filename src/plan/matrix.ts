@@ -1,9 +1,7 @@
 import { dirname } from 'node:path';
-import type { StepSpec } from '../engine/task.js';
 import type { CaseIdentity, JsonObject } from '../records.js';
-import type { TargetKind } from '../targets/registry.js';
-import { redactTargetConfig } from '../targets/secrets.js';
-import { caseKey, fingerprintOf, stableJson } from './identity.js';
+import type { Fingerprints } from './fingerprint.js';
+import { caseKey, fingerprintOf } from './identity.js';
 import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
 import { renderTemplate } from './template.js';
 
@@ -29,60 +27,35 @@ export interface MatrixOptions {
   repeat?: number;
 }
 
-/**
- * JSON of each item, worked out once per object: tests share their default_test assertions and steps, so a
- * large suite serialises each shared one once, not once per test.
- */
-const jsonOnce = <T extends object>(view: (item: T) => unknown) => {
-  const cache = new WeakMap<T, string>();
-  return (items: readonly T[]): string =>
-    items
-      .map((item) => {
-        let json = cache.get(item);
-        if (json === undefined) {
-          json = stableJson(view(item));
-          cache.set(item, json);
-        }
-        return json;
-      })
-      .join(',');
-};
-
-const assertsJson = jsonOnce<AssertionSpec>((a) => a);
-// `baseDir` is left out: it is absolute, and a fingerprint must be the same in every checkout (paths in
-// steps stay as written).
-const stepsJson = jsonOnce<StepSpec>(({ baseDir: _absolute, ...rest }) => rest);
-
 /** The steps a test adds around its prompt, workspace included; '' when none, so older fingerprints hold. */
-const aroundPrint = (spec: EvalSpec, test: TestSpec): string => {
+const aroundPrint = (fingerprints: Fingerprints, spec: EvalSpec, test: TestSpec): string => {
   const steps = [...(spec.workspace ? [spec.workspace] : []), ...(test.before ?? []), ...(test.after ?? [])];
-  return steps.length ? stepsJson(steps) : '';
+  return steps.length ? fingerprints.steps(steps) : '';
 };
 
 /**
  * Expands evals × tests × prompts × targets × samples. The prompt is rendered once per test and prompt, and
  * each fingerprint joins a per-(test, prompt) hash with a per-target one, so a 10,000-case matrix costs
- * a few hashes per case.
+ * a few hashes per case; `fingerprints` reads each referenced file once for the whole command.
  */
-export const expandMatrix = (evals: readonly EvalSpec[], options: MatrixOptions = {}): PlannedCase[] => {
+export const expandMatrix = (
+  evals: readonly EvalSpec[],
+  fingerprints: Fingerprints,
+  options: MatrixOptions = {},
+): PlannedCase[] => {
   const cases: PlannedCase[] = [];
   for (const spec of evals) {
     const evalDir = dirname(spec.file);
-    const targetPrints = new Map(
-      spec.targets.map((t) => [
-        t.label,
-        fingerprintOf({ kind: t.kind, config: redactTargetConfig(t.kind as TargetKind, t.config) }),
-      ]),
-    );
+    const targetPrints = new Map(spec.targets.map((t) => [t.label, fingerprints.target(t)]));
     for (const test of spec.tests) {
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
-      const around = aroundPrint(spec, test);
+      const around = aroundPrint(fingerprints, spec, test);
       for (const promptSpec of spec.prompts) {
         const prompt = renderTemplate(promptSpec.text, test.vars);
         const promptPrint = fingerprintOf([
           prompt,
           test.vars,
-          assertsJson(test.assert),
+          fingerprints.assertions(test.assert, evalDir),
           test.threshold,
           ...(around ? [around] : []),
         ]);

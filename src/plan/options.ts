@@ -3,8 +3,8 @@ import type { EvalOptions } from './spec.js';
 
 /** `evaluate_options` of an eval file and `[defaults]` of proctor.toml: the same keys in both places. */
 export const optionsSchema = z.strictObject({
-  max_concurrency: z.int().positive().optional().describe('Most cases in flight at once'),
-  repeat: z.int().positive().optional().describe('Samples per case'),
+  max_concurrency: z.int().min(1).optional().describe('Most cases in flight at once'),
+  repeat: z.int().min(1).optional().describe('Samples per case'),
   timeout_s: z.number().positive().optional().describe('Seconds before a case times out'),
   retries: z.int().nonnegative().optional().describe('Retries of an infrastructure error'),
 });

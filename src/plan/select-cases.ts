@@ -11,7 +11,10 @@ export interface Selection {
   skipped: number;
   /** Failed or errored cases of the earlier bundle that the current suite no longer has (rerun-failed). */
   missing: CaseIdentity[];
-  /** Cases whose result would be kept or replaced although what decides it changed. */
+  /**
+   * Cases whose earlier result is kept although what decides it changed. A case that runs again is not among
+   * them: its new row replaces the old one, which is exactly what a user who fixed an error's cause wants.
+   */
   drifted: PlannedCase[];
 }
 
@@ -23,8 +26,7 @@ const priorOf = (c: PlannedCase, prior: PriorResults): PriorCase | undefined =>
 const isFinal = (p: PriorCase): boolean => p.outcome === 'passed' || p.outcome === 'failed';
 const isFailure = (p: PriorCase): boolean => p.outcome === 'failed' || p.outcome === 'error';
 
-const drift = (c: PlannedCase, p: PriorCase | undefined): boolean =>
-  p?.fingerprint !== undefined && p.fingerprint !== c.fingerprint;
+const drift = (c: PlannedCase, p: PriorCase): boolean => p.fingerprint !== undefined && p.fingerprint !== c.fingerprint;
 
 /** `--resume`: skip every case whose latest result is final (passed or failed); run the rest of the plan. */
 export const selectResume = (cases: readonly PlannedCase[], prior: PriorResults): Selection => {
@@ -32,8 +34,8 @@ export const selectResume = (cases: readonly PlannedCase[], prior: PriorResults)
   const drifted: PlannedCase[] = [];
   for (const c of cases) {
     const p = priorOf(c, prior);
-    if (drift(c, p)) drifted.push(c);
     if (!p || !isFinal(p)) run.push(c);
+    else if (drift(c, p)) drifted.push(c);
   }
   const found = prior.byKey.size + prior.byCoarse.size;
   const finals = [...prior.byKey.values(), ...prior.byCoarse.values()].filter(isFinal).length;
@@ -50,10 +52,13 @@ export const selectRerunFailed = (cases: readonly PlannedCase[], prior: PriorRes
   const matched = new Set<string>();
   for (const c of cases) {
     const p = priorOf(c, prior);
-    if (!p || !isFailure(p)) continue;
+    if (!p) continue;
+    if (!isFailure(p)) {
+      if (drift(c, p)) drifted.push(c);
+      continue;
+    }
     run.push(c);
     matched.add(prior.byKey.has(c.key) ? c.key : coarseKey(c.identity.test, c.identity.target));
-    if (drift(c, p)) drifted.push(c);
   }
   const unmatched: PriorCase[] = [];
   const missing: CaseIdentity[] = [];

@@ -104,14 +104,30 @@ export class PointSource extends Source {
   }
 }
 
+/** The fix for a size limit, in the words of what is limited: a number's value, a list's items, a text's length. */
+const bound = (
+  issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig,
+  within: string,
+  beyond: string,
+  limit: string,
+  label: string,
+): string => {
+  // An exclusive bound (`.positive()`) is not "at least 0": 0 itself is what was refused.
+  const bounded = issue.inclusive === false ? beyond : within;
+  if (issue.origin === 'array' || issue.origin === 'set')
+    return `give ${label} ${bounded} ${limit} item${limit === '1' ? '' : 's'}`;
+  if (issue.origin === 'string') return `make ${label} ${bounded} ${limit} character${limit === '1' ? '' : 's'} long`;
+  return `use a value ${issue.inclusive === false ? beyond : `of ${within}`} ${limit} for ${label}`;
+};
+
 const hintFor = (issue: z.core.$ZodIssue, label: string): string => {
   switch (issue.code) {
     case 'invalid_type':
       return `make ${label} a${/^[aeiou]/.test(issue.expected) ? 'n' : ''} ${issue.expected}`;
     case 'too_small':
-      return `use a value of at least ${String(issue.minimum)} for ${label}`;
+      return bound(issue, 'at least', 'greater than', String(issue.minimum), label);
     case 'too_big':
-      return `use a value of at most ${String(issue.maximum)} for ${label}`;
+      return bound(issue, 'at most', 'less than', String(issue.maximum), label);
     case 'invalid_value':
       return `use one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_format':

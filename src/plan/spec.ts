@@ -1,6 +1,6 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
-import type { JsonObject } from '../records.js';
+import type { ConfigReferences, JsonObject } from '../records.js';
 import type { RunnerConfig } from '../runners/open.js';
 import type { StoreConfig } from '../store/open.js';
 
@@ -48,6 +48,8 @@ export interface AssertionSpec {
   id?: string;
   threshold?: number;
   config: JsonObject;
+  /** Files and commands the grader names, as written: their content goes into the case's fingerprint. */
+  references?: ConfigReferences;
 }
 
 export interface TestSpec {

@@ -92,7 +92,7 @@ const compileVerify = (
     aggregate: v.aggregate,
     baseDir: scope.baseDir,
     test: id,
-    assert: v.assert.map((a, i) => assertionConfig(buildAssertion(source, [...at, 'assert', i], a))),
+    assert: v.assert.map((a, i) => assertionConfig(buildAssertion(source, [...at, 'assert', i], a, scope.baseDir))),
   };
 };
 

@@ -1,6 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { InputError, type SourcePosition } from '../errors.js';
 import { type Path, Source } from './source.js';
+import { aliasProblem } from './yaml-aliases.js';
 
 /**
  * A YAML (or JSON) text that keeps every node's range, so an error about any value names its exact line and
@@ -31,7 +32,14 @@ export class YamlSource extends Source {
         'check the indentation and quoting here, and that no key appears twice',
       );
     }
-    return new YamlSource(display, doc.toJS({ maxAliasCount: 1000 }), doc.contents, lines, lineOffset);
+    const aliases = aliasProblem(doc.contents);
+    if (aliases) {
+      const { line, col } = lines.linePos(rangeStart(aliases.node) ?? 0);
+      throw new InputError(aliases.message, { file: display, line: line + lineOffset, col }, aliases.hint);
+    }
+    // The aliases were bounded just above, with a position to report; yaml's own count would refuse a large
+    // suite that shares one anchor a thousand times, without saying where.
+    return new YamlSource(display, doc.toJS({ maxAliasCount: -1 }), doc.contents, lines, lineOffset);
   }
 
   pos(path: Path, which: 'key' | 'value' = 'value'): SourcePosition {

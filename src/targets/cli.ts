@@ -153,4 +153,5 @@ export const cli: TargetDef<typeof config> = {
       },
     };
   },
+  references: ({ command, cwd }) => ({ commands: [command], ...(cwd !== undefined ? { cwd } : {}) }),
 };

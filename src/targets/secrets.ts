@@ -4,10 +4,14 @@ import { type TargetKind, targets } from './registry.js';
 export const redacted = '[redacted]';
 
 /**
- * The config with every secret key's value replaced, for fingerprints and anything written to disk.
- * An object-valued secret (headers) keeps its keys, so adding a header still changes the fingerprint.
+ * The config with every secret key's value replaced (by `replace`, default `[redacted]`), for fingerprints and
+ * anything written to disk. An object-valued secret (headers) keeps its keys, each value replaced on its own.
  */
-export const redactTargetConfig = <C extends Record<string, unknown>>(kind: TargetKind, config: C): C => {
+export const redactTargetConfig = <C extends Record<string, unknown>>(
+  kind: TargetKind,
+  config: C,
+  replace: (value: unknown) => string = () => redacted,
+): C => {
   const def = targets[kind];
   // An unknown kind must fail loudly: silently returning the config would write its secrets to disk.
   if (!def) throw new ProctorError('internal', `unknown target kind "${String(kind)}"`);
@@ -19,8 +23,8 @@ export const redactTargetConfig = <C extends Record<string, unknown>>(kind: Targ
     if (value === undefined) continue;
     out[key] =
       typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? Object.fromEntries(Object.keys(value).map((k) => [k, redacted]))
-        : redacted;
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replace(v)]))
+        : replace(value);
   }
   return out as C;
 };

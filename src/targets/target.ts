@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Message, Usage } from '../records.js';
+import type { ConfigReferences, Message, Usage } from '../records.js';
 
 /** What the engine hands a target for one invocation. */
 export interface TargetInput {
@@ -36,4 +36,6 @@ export interface TargetDef<C extends z.ZodType = z.ZodType> {
   config: C;
   secretKeys?: readonly string[];
   create(config: z.output<C>, context: TargetContext): Target;
+  /** Files and commands the config names: their content is part of every case's fingerprint. */
+  references?(config: z.output<C>): ConfigReferences;
 }

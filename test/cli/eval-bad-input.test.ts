@@ -4,7 +4,25 @@ import { tempProject } from '../support/project.js';
 
 const target = 'targets: [{ kind: echo }]\n';
 
-const cases: { name: string; files: Record<string, string>; args?: string[]; where: string; says: RegExp }[] = [
+/** Nine anchors, each a list of ten aliases of the one before: expanded, a billion leaves ("billion laughs"). */
+const aliasBomb = (): string => {
+  const names = 'abcdefghi'.split('');
+  const lines = names.map((n, i) => {
+    const items = i === 0 ? Array(10).fill('lol') : Array(10).fill(`*${names[i - 1]}`);
+    return `      ${n}: &${n} [${items.join(', ')}]`;
+  });
+  return `${target}prompts: [hi]\ntests:\n  - vars:\n${lines.join('\n')}\n`;
+};
+
+const cases: {
+  name: string;
+  files: Record<string, string>;
+  args?: string[];
+  where: string;
+  says: RegExp;
+  /** What the message must not say: a wrong fix, a stack trace. */
+  never?: RegExp;
+}[] = [
   {
     name: 'unparsable YAML',
     files: { 'a.eval.yaml': `${target}tests:\n  - id: x\n    vars: { a: 1\n` },
@@ -53,6 +71,48 @@ const cases: { name: string; files: Record<string, string>; args?: string[]; whe
     says: /opneai[\s\S]*openai/,
   },
   {
+    name: 'an empty test list',
+    files: { 'a.eval.yaml': `${target}prompts: [hi]\ntests: []\n` },
+    where: 'a.eval.yaml:3:8',
+    says: /tests[\s\S]*at least one test/,
+  },
+  {
+    name: 'max_concurrency: 0',
+    files: { 'a.eval.yaml': `${target}prompts: [hi]\nevaluate_options: { max_concurrency: 0 }\n` },
+    where: 'a.eval.yaml:3:38',
+    says: /max_concurrency[\s\S]*at least 1/,
+    never: /at least 0/,
+  },
+  {
+    name: 'timeout_s: 0',
+    files: { 'a.eval.yaml': `${target}prompts: [hi]\nevaluate_options: { timeout_s: 0 }\n` },
+    where: 'a.eval.yaml:3:32',
+    says: /timeout_s[\s\S]*greater than 0/,
+    never: /at least 0/,
+  },
+  {
+    name: 'a YAML alias bomb',
+    files: { 'a.eval.yaml': aliasBomb() },
+    where: 'a.eval.yaml:10:',
+    says: /alias \*e/,
+    never: /ReferenceError|internal error|\n\s+at /,
+  },
+  {
+    name: 'an alias to no anchor',
+    files: { 'a.eval.yaml': `${target}prompts: [hi]\ntests:\n  - vars: { a: *nosuch }\n` },
+    where: 'a.eval.yaml:4:16',
+    says: /nosuch/,
+    never: /ReferenceError|internal error|\n\s+at /,
+  },
+  {
+    name: 'a javascript grader whose file:// file is missing',
+    files: {
+      'a.eval.yaml': `${target}prompts: [hi]\ntests:\n  - assert:\n      - { type: javascript, value: file://checks/nope.js }\n`,
+    },
+    where: 'a.eval.yaml:5:36',
+    says: /checks\/nope\.js/,
+  },
+  {
     name: 'a path that does not exist',
     files: {},
     args: ['nothere.eval.yaml'],
@@ -70,6 +130,7 @@ describe('bad input', () => {
       expect(result.stderr).toContain(c.where);
       expect(result.stderr).toMatch(c.says);
       expect(result.stderr).toMatch(/fix:/);
+      if (c.never) expect(result.stderr).not.toMatch(c.never);
       expect(project.exists('.proctor')).toBe(false);
       const validate = await runCli(['eval', 'validate', ...(c.args ?? [])], { cwd: project.dir });
       expect(validate.code).toBe(2);

@@ -52,4 +52,43 @@ describe('one work-conserving queue for the whole command', () => {
     // While the slow target holds its 2 slots, the fast one uses the other 3.
     expect(server.peakInFlightFor('fast')).toBeGreaterThanOrEqual(3);
   });
+
+  it("keeps each eval file's own max_concurrency inside the command's budget, whatever the other files say", async () => {
+    server.reset();
+    const evalOf = (model: string, limit: number, tests: number) => `
+targets:
+  - { label: ${model}, kind: openai, base_url: "${server.url}", model: ${model}, api_key: k }
+prompts: ["{{ q }} [[latency:300]]"]
+default_test:
+  assert: [{ type: contains, value: echo }]
+tests:
+${Array.from({ length: tests }, (_, i) => `  - { id: t${i}, vars: { q: "${model}-${i}" } }`).join('\n')}
+evaluate_options: { max_concurrency: ${limit} }
+`;
+    const project = tempProject({ 'serial.eval.yaml': evalOf('serial', 1, 4), 'wide.eval.yaml': evalOf('wide', 8, 8) });
+    const result = await runCli(['eval', 'run'], { cwd: project.dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests.length).toBe(12);
+    // The serial eval never has two cases in flight, while the wide one still runs several at once.
+    expect(server.peakInFlightFor('serial')).toBe(1);
+    expect(server.peakInFlightFor('wide')).toBeGreaterThan(1);
+    expect(server.peakInFlight).toBeLessThanOrEqual(8);
+  });
+
+  it("lets -j replace proctor.toml's default max_concurrency for an eval file that declares none", async () => {
+    server.reset();
+    const project = tempProject({
+      'proctor.toml': '[defaults]\nmax_concurrency = 2\n',
+      'a.eval.yaml': `
+targets:
+  - { label: many, kind: openai, base_url: "${server.url}", model: many, api_key: k }
+prompts: ["{{ q }} [[latency:300]]"]
+tests:
+${Array.from({ length: 6 }, (_, i) => `  - { id: t${i}, vars: { q: "many-${i}" } }`).join('\n')}
+`,
+    });
+    const result = await runCli(['eval', 'run', '-j', '6'], { cwd: project.dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.peakInFlightFor('many')).toBeGreaterThan(2);
+  });
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseTask } from '../../src/plan/compile-task.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
+import { fingerprinter } from '../../src/plan/fingerprint.js';
 import { loadEvalFile } from '../../src/plan/load-eval.js';
 import { expandMatrix } from '../../src/plan/matrix.js';
 import { inputError, tempProject } from './temp-project.js';
@@ -10,6 +11,8 @@ const load = (yaml: string) => {
   const root = tempProject({ 'proctor.toml': '[targets.echo]\nkind = "echo"\n', 'evals/a.eval.yaml': yaml });
   return { root, spec: loadEvalFile(path.join(root, 'evals/a.eval.yaml'), loadProjectConfig(root, {}), {}) };
 };
+
+const expand = ({ root, spec }: ReturnType<typeof load>) => expandMatrix([spec], fingerprinter(root, {}));
 
 const around = `
 workspace: { template: fixture, setup: ["npm ci"], files: [out.txt] }
@@ -26,8 +29,9 @@ tests:
 
 describe('steps around a test prompt', () => {
   it('compiles workspace, default_test and test steps around the prompt and verify steps', () => {
-    const { root, spec } = load(around);
-    const [one, two] = expandMatrix([spec]);
+    const loaded = load(around);
+    const { root } = loaded;
+    const [one, two] = expand(loaded);
     const ids = (c: typeof one) => caseTask(c as NonNullable<typeof one>, undefined).steps.map((s) => s.id);
     expect(ids(one)).toEqual(['workspace', 'seed', 'mine', 'prompt', 'verify', 'snap', 'last']);
     expect(ids(two)).toEqual(['workspace', 'seed', 'prompt', 'verify', 'snap']);
@@ -38,13 +42,11 @@ describe('steps around a test prompt', () => {
   });
 
   it('puts the steps in the fingerprint, and leaves a plain test’s fingerprint as it was', () => {
-    const plain = expandMatrix([load('prompts: ["go"]\ntests: [{ id: one }]\n').spec])[0];
-    const withStep = expandMatrix([
-      load('prompts: ["go"]\ntests: [{ id: one, after: [{ id: s, type: snapshot }] }]\n').spec,
-    ])[0];
-    const otherStep = expandMatrix([
-      load('prompts: ["go"]\ntests: [{ id: one, after: [{ id: s, type: snapshot, diff: false }] }]\n').spec,
-    ])[0];
+    const plain = expand(load('prompts: ["go"]\ntests: [{ id: one }]\n'))[0];
+    const withStep = expand(load('prompts: ["go"]\ntests: [{ id: one, after: [{ id: s, type: snapshot }] }]\n'))[0];
+    const otherStep = expand(
+      load('prompts: ["go"]\ntests: [{ id: one, after: [{ id: s, type: snapshot, diff: false }] }]\n'),
+    )[0];
     expect(new Set([plain?.fingerprint, withStep?.fingerprint, otherStep?.fingerprint]).size).toBe(3);
   });
 
