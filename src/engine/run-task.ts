@@ -5,6 +5,7 @@ import type { WorkspaceCapture } from '../workspaces/capture.js';
 import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
 import { dependencies, span } from './dag.js';
+import { Deadline } from './deadline.js';
 import { JournalWriter, StaleCompletionError } from './journal.js';
 import { redact, secretValues } from './redact.js';
 import { resourcesOf, workspaceOf } from './resources.js';
@@ -61,23 +62,41 @@ const overridesOf = (metadata: JsonObject): Record<string, string> => {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)]));
 };
 
-/** Runs one step to completion: retries retryable errors, and turns its own deadline into a `timeout` error. */
+/**
+ * What a step's error becomes once a deadline stopped it: a `timeout`, unless the step already classified it as
+ * something a retry would not cure (a grader that never returns is its grader's fault: grader_error).
+ */
+const afterDeadline = (spec: StepSpec, expired: AbortSignal, error: unknown): unknown => {
+  if (error instanceof ProctorError && !error.retryable) return error;
+  const why = expired.reason instanceof Error ? expired.reason.message : 'its deadline passed';
+  return new ProctorError('timeout', `step "${spec.id}": ${why}`);
+};
+
+/**
+ * Runs one step to completion: retries retryable errors, and turns a deadline (the step's own, or the task's
+ * `timeout_s`) into a `timeout` error. A retry restarts the task's deadline: each attempt gets the full limit.
+ */
 const runStep = (
   spec: StepSpec,
   req: RunRequest,
   context: JsonObject,
   env: TaskRunEnv,
   record: StepRecord,
+  taskDeadline: Deadline | undefined,
 ): Promise<StepResult> => {
   const def = stepDef(spec.type);
   const keep = req.metadata[metadataKeys.keep] === true;
   return withRetries(
     defaultRetryPolicy(req.retries),
     env.signal,
-    async () => {
-      const deadline = spec.timeoutS ? AbortSignal.timeout(spec.timeoutS * 1000) : undefined;
-      const signal = deadline ? AbortSignal.any([env.signal, deadline]) : env.signal;
+    async (attempt) => {
+      if (attempt > 1) taskDeadline?.restart();
+      const stepDeadline = spec.timeoutS ? new Deadline(spec.timeoutS, `step "${spec.id}"`) : undefined;
+      const deadlines = [taskDeadline?.signal, stepDeadline?.signal].filter((s) => s !== undefined);
+      const signal = deadlines.length > 0 ? AbortSignal.any([env.signal, ...deadlines]) : env.signal;
       try {
+        // A step launched after the deadline fired would never see its abort event.
+        signal.throwIfAborted();
         // The plan layer validated every step config when it built the task; parsing again applies defaults.
         return await def.execute(def.config.parse(spec.config), {
           stepId: spec.id,
@@ -95,8 +114,10 @@ const runStep = (
         });
       } catch (error) {
         if (env.signal.aborted) throw new CanceledError();
-        if (deadline?.aborted) throw new ProctorError('timeout', `step "${spec.id}" exceeded ${spec.timeoutS}s`);
-        throw error;
+        const expired = deadlines.find((s) => s.aborted);
+        throw expired ? afterDeadline(spec, expired, error) : error;
+      } finally {
+        stepDeadline?.dispose();
       }
     },
     (attempt) => {
@@ -167,7 +188,7 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const launch = (spec: StepSpec): void => {
     started.add(spec.id);
     const record = records.get(spec.id) as StepRecord;
-    const work = runStep(spec, req, context, env, record).then(async ({ ops, output, passed }) => {
+    const work = runStep(spec, req, context, env, record, deadline).then(async ({ ops, output, passed }) => {
       const reverse = undoOps(context, ops);
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
       const written = await journal(spec.id, record.attempts, ops, output);
@@ -204,14 +225,20 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     );
   };
 
-  for (;;) {
-    if (!failure && !canceled) {
-      specs.forEach((spec, index) => {
-        if (!started.has(spec.id) && dependencies(spec, index, specs).every((d) => done.has(d))) launch(spec);
-      });
+  // Started with the first step, and stopped before teardown: teardown runs whatever the time.
+  const deadline = req.task.timeoutS ? new Deadline(req.task.timeoutS, 'the task') : undefined;
+  try {
+    for (;;) {
+      if (!failure && !canceled) {
+        specs.forEach((spec, index) => {
+          if (!started.has(spec.id) && dependencies(spec, index, specs).every((d) => done.has(d))) launch(spec);
+        });
+      }
+      if (running.size === 0) break;
+      await Promise.race(running.values());
     }
-    if (running.size === 0) break;
-    await Promise.race(running.values());
+  } finally {
+    deadline?.dispose();
   }
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';

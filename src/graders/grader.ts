@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CanceledError, ProctorError } from '../errors.js';
 import type { Usage } from '../records.js';
 
 /** Everything a grader may look at for one case: plain data. */
@@ -38,3 +39,15 @@ export interface GraderDef<C extends z.ZodType = z.ZodType> {
   config: C;
   create(config: z.output<C>, context: GraderContext): Grader;
 }
+
+/**
+ * The error of a grader its signal stopped. A deadline (the signal's reason is a `timeout` ProctorError) caught
+ * the grader still running: that is the grader's fault and a retry would not cure it, so grader_error; any
+ * other abort is a cancellation.
+ */
+export const stoppedGrader = (signal: AbortSignal, source: string): Error => {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ProctorError && reason.kind === 'timeout')
+    return new ProctorError('grader_error', `${source} was still running when ${reason.message}`);
+  return new CanceledError(`${source} canceled`);
+};
