@@ -1,13 +1,19 @@
-import type { JsonObject } from '../records.js';
+import { isRecord, type JsonObject } from '../records.js';
 import type { ContextOp } from '../store/store.js';
 
-const get = (context: JsonObject, path: string): unknown => {
-  let at: unknown = context;
-  for (const part of path.split('.')) {
-    if (at === null || typeof at !== 'object' || Array.isArray(at)) return undefined;
-    at = (at as Record<string, unknown>)[part];
+/**
+ * What an op on `path` can change, with its value before: the path itself, or its first part that is not an
+ * object yet. applyOp creates (or replaces) an object there, so undoing only the leaf would leave `{}` behind
+ * and a retried span would see a context its first run never saw.
+ */
+const reach = (context: JsonObject, path: string): { path: string; before: unknown } => {
+  const parts = path.split('.');
+  let node: Record<string, unknown> = context;
+  for (let i = 0; ; i++) {
+    const before = node[parts[i] as string];
+    if (i === parts.length - 1 || !isRecord(before)) return { path: parts.slice(0, i + 1).join('.'), before };
+    node = before;
   }
-  return at;
 };
 
 /**
@@ -17,9 +23,7 @@ const get = (context: JsonObject, path: string): unknown => {
 export const undoOps = (context: JsonObject, ops: readonly ContextOp[]): ContextOp[] =>
   ops
     .map((op): ContextOp => {
-      const before = get(context, op.path);
-      return before === undefined
-        ? { op: 'unset', path: op.path }
-        : { op: 'set', path: op.path, value: structuredClone(before) };
+      const { path, before } = reach(context, op.path);
+      return before === undefined ? { op: 'unset', path } : { op: 'set', path, value: structuredClone(before) };
     })
     .reverse();
