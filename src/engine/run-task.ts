@@ -1,6 +1,6 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
-import type { ContextOp, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { WorkspaceCapture } from '../workspaces/capture.js';
 import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
@@ -15,7 +15,7 @@ import { steps } from './steps/registry.js';
 import type { StepDef, StepResult } from './steps/step.js';
 import { metadataKeys, type RunRequest, type StepSpec } from './task.js';
 import { tearDown, teardownEntryId } from './teardown.js';
-import { undoOps } from './undo.js';
+import { rollbackOps, type Undo, undoOf } from './undo.js';
 
 /** How one step of a run ended; an eval case keeps these in its `result.json`. */
 export interface StepRecord {
@@ -142,8 +142,8 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const done = new Set<string>();
   const started = new Set<string>();
   const running = new Map<string, Promise<void>>();
-  /** Per completed step: its journal position and the ops that undo it, for a rollback. */
-  const undo = new Map<string, { seq: number; ops: ContextOp[] }>();
+  /** Per completed step: its journal position and how to undo it, for a rollback. */
+  const undo = new Map<string, { seq: number; undo: Undo }>();
   const rollbacks = new Map<string, number>();
   const writer = new JournalWriter(env.store, req.instanceId, env.journalLength, secrets);
   const journal = writer.append.bind(writer);
@@ -169,7 +169,10 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     // What the span started must stop before its record goes: the re-run makes its own.
     const made = resourcesOf(context).filter(([id]) => ids.includes(id));
     await tearDown(made, context, env.services.workspaces);
-    const ops = completed.flatMap((id) => undo.get(id)?.ops ?? []);
+    const ops = rollbackOps(
+      context,
+      completed.flatMap((id) => undo.get(id)?.undo ?? []),
+    );
     const output: RollbackOutput = { rollback: { from: retry.from, to: spec.id, span: ids, retry: n } };
     await journal(spec.id, records.get(spec.id)?.attempts ?? 1, ops, output as unknown as Json);
     applyOps(context, ops);
@@ -189,11 +192,11 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     started.add(spec.id);
     const record = records.get(spec.id) as StepRecord;
     const work = runStep(spec, req, context, env, record, deadline).then(async ({ ops, output, passed }) => {
-      const reverse = undoOps(context, ops);
+      const reverse = undoOf(context, ops);
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
       const written = await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
-      undo.set(spec.id, { seq: written.seq, ops: reverse });
+      undo.set(spec.id, { seq: written.seq, undo: reverse });
       record.status = 'completed';
       record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);

@@ -133,6 +133,23 @@ describe('runTask: retry {from, max}', () => {
     expect(await replayed(req)).toEqual(result.context);
   });
 
+  it('keeps what a step beside the span wrote, even under an object the span created', async () => {
+    // `side` depends on nothing and completes between `a` and the failure of `b`: it is not in the span.
+    const req = request([
+      step('a', { set: { 'made.a': 1 } }),
+      step('side', { set: { 'made.side': 'kept' }, waitFor: 'end:a' }, { dependsOn: [] }),
+      step('b', { set: { 'made.b': 2 }, waitFor: 'end:side', failTimes: 1 }, { retry: { from: 'a', max: 1 } }),
+    ]);
+    const result = await run(req);
+    expect(result.status).toBe('COMPLETED');
+    expect(logLines().filter((l) => l === 'start:side')).toHaveLength(1);
+    const journal = await temp.store.readJournal(req.instanceId);
+    const reruns = journal.filter((e) => e.stepId === 'a').map((e) => e.output);
+    expect(reruns.at(-1)).toEqual({ seen: { made: { side: 'kept' } } });
+    expect(result.context).toEqual({ made: { a: 1, side: 'kept', b: 2 } });
+    expect(await replayed(req)).toEqual(result.context);
+  });
+
   it('re-runs a span whose verification did not pass, at most `max` times', async () => {
     const req = request([
       step('a', { set: { 'made.a': 1 } }),

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { applyOps } from '../../src/engine/context.js';
-import { undoOps } from '../../src/engine/undo.js';
+import { rollbackOps, undoOf } from '../../src/engine/undo.js';
 import type { JsonObject } from '../../src/records.js';
 import type { ContextOp } from '../../src/store/store.js';
 
 /** Applies `ops`, then their undo: what a rollback does to a context. */
 const roundTrip = (start: JsonObject, ops: ContextOp[]): JsonObject => {
   const context = structuredClone(start);
-  const undo = undoOps(context, ops);
+  const undo = undoOf(context, ops);
   applyOps(context, ops);
-  applyOps(context, undo);
+  applyOps(context, rollbackOps(context, [undo]));
   return context;
 };
 
-describe('undoOps', () => {
+describe('undoOf and rollbackOps', () => {
   const start: JsonObject = { kept: 1, outputs: { a: { text: 'x' } }, scalar: 5, list: [1, 2] };
 
   it.each<[string, ContextOp[]]>([
@@ -45,4 +45,14 @@ describe('undoOps', () => {
   ])('gives back exactly the context before %s', (_, ops) => {
     expect(roundTrip(start, ops)).toEqual(start);
   });
+});
+
+it('keeps what was written meanwhile into an object the undone ops created', () => {
+  const context: JsonObject = {};
+  const ops: ContextOp[] = [{ op: 'set', path: 'made.a', value: 1 }];
+  const undo = undoOf(context, ops);
+  applyOps(context, ops);
+  applyOps(context, [{ op: 'set', path: 'made.side', value: 'kept' }]);
+  applyOps(context, rollbackOps(context, [undo]));
+  expect(context).toEqual({ made: { side: 'kept' } });
 });
