@@ -163,6 +163,29 @@ describe('runTask: retry {from, max}', () => {
   });
 });
 
+describe('runTask: the task timeout_s', () => {
+  it('bounds every step, not only a prompt: a hanging step ends the task as a timeout', async () => {
+    const req = request([step('a'), step('stuck', { hang: true }), step('after')]);
+    req.task.timeoutS = 0.3;
+    const result = await run(req);
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toMatchObject({
+      kind: 'timeout',
+      message: 'step "stuck": the task exceeded its timeout_s (0.3s)',
+    });
+    expect(statuses(result)).toEqual({ a: 'completed', stuck: 'failed', after: 'skipped' });
+  });
+
+  it('starts again for each retry of a retryable error, so every attempt gets the full limit', async () => {
+    const req = request([step('stuck', { hang: true })], { retries: 1 });
+    req.task.timeoutS = 0.3;
+    const result = await run(req);
+    expect(result.error).toMatchObject({ kind: 'timeout' });
+    expect(result.steps[0]?.attempts).toBe(2);
+    expect(logLines().filter((l) => l === 'start:stuck')).toHaveLength(2);
+  });
+});
+
 describe('runTask: resuming', () => {
   it('from a step: earlier steps are seeded, not run, and the given context is where it starts', async () => {
     const saved = { made: { a: 1 } };
