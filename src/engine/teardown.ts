@@ -41,7 +41,7 @@ export const tearDown = async (
 ): Promise<ContextOp[]> => {
   const parents = new Set<string>();
   for (const [, r] of [...resources].reverse()) {
-    if (r.kind === 'service') await stopGroup(r.pid, r.startTicks, serviceGraceMs);
+    if (r.kind === 'service') await stopGroup(r.pid, r.startTicks, serviceGraceMs).catch(() => {});
     if (r.kind === 'workspace' && r.slot) {
       await (pools ? pools.release(r.slot) : removeSlot(r.slot.dir)).catch(() => {});
       continue;
