@@ -1,10 +1,11 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
-import type { ContextOp, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { WorkspaceCapture } from '../workspaces/capture.js';
 import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
 import { dependencies, span } from './dag.js';
+import { Deadline } from './deadline.js';
 import { JournalWriter, StaleCompletionError } from './journal.js';
 import { redact, runSecrets } from './redact.js';
 import { resourcesOf, workspaceOf } from './resources.js';
@@ -14,7 +15,7 @@ import { steps } from './steps/registry.js';
 import type { StepDef, StepResult } from './steps/step.js';
 import { metadataKeys, type RunRequest, type StepSpec } from './task.js';
 import { tearDown, teardownEntryId } from './teardown.js';
-import { undoOps } from './undo.js';
+import { rollbackOps, type Undo, undoOf } from './undo.js';
 
 /** How one step of a run ended; an eval case keeps these in its `result.json`. */
 export interface StepRecord {
@@ -61,23 +62,41 @@ const overridesOf = (metadata: JsonObject): Record<string, string> => {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)]));
 };
 
-/** Runs one step to completion: retries retryable errors, and turns its own deadline into a `timeout` error. */
+/**
+ * What a step's error becomes once a deadline stopped it: a `timeout`, unless the step already classified it as
+ * something a retry would not cure (a grader that never returns is its grader's fault: grader_error).
+ */
+const afterDeadline = (spec: StepSpec, expired: AbortSignal, error: unknown): unknown => {
+  if (error instanceof ProctorError && !error.retryable) return error;
+  const why = expired.reason instanceof Error ? expired.reason.message : 'its deadline passed';
+  return new ProctorError('timeout', `step "${spec.id}": ${why}`);
+};
+
+/**
+ * Runs one step to completion: retries retryable errors, and turns a deadline (the step's own, or the task's
+ * `timeout_s`) into a `timeout` error. A retry restarts the task's deadline: each attempt gets the full limit.
+ */
 const runStep = (
   spec: StepSpec,
   req: RunRequest,
   context: JsonObject,
   env: TaskRunEnv,
   record: StepRecord,
+  taskDeadline: Deadline | undefined,
 ): Promise<StepResult> => {
   const def = stepDef(spec.type);
   const keep = req.metadata[metadataKeys.keep] === true;
   return withRetries(
     defaultRetryPolicy(req.retries),
     env.signal,
-    async () => {
-      const deadline = spec.timeoutS ? AbortSignal.timeout(spec.timeoutS * 1000) : undefined;
-      const signal = deadline ? AbortSignal.any([env.signal, deadline]) : env.signal;
+    async (attempt) => {
+      if (attempt > 1) taskDeadline?.restart();
+      const stepDeadline = spec.timeoutS ? new Deadline(spec.timeoutS, `step "${spec.id}"`) : undefined;
+      const deadlines = [taskDeadline?.signal, stepDeadline?.signal].filter((s) => s !== undefined);
+      const signal = deadlines.length > 0 ? AbortSignal.any([env.signal, ...deadlines]) : env.signal;
       try {
+        // A step launched after the deadline fired would never see its abort event.
+        signal.throwIfAborted();
         // The plan layer validated every step config when it built the task; parsing again applies defaults.
         return await def.execute(def.config.parse(spec.config), {
           stepId: spec.id,
@@ -95,8 +114,10 @@ const runStep = (
         });
       } catch (error) {
         if (env.signal.aborted) throw new CanceledError();
-        if (deadline?.aborted) throw new ProctorError('timeout', `step "${spec.id}" exceeded ${spec.timeoutS}s`);
-        throw error;
+        const expired = deadlines.find((s) => s.aborted);
+        throw expired ? afterDeadline(spec, expired, error) : error;
+      } finally {
+        stepDeadline?.dispose();
       }
     },
     (attempt) => {
@@ -121,8 +142,8 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const done = new Set<string>();
   const started = new Set<string>();
   const running = new Map<string, Promise<void>>();
-  /** Per completed step: its journal position and the ops that undo it, for a rollback. */
-  const undo = new Map<string, { seq: number; ops: ContextOp[] }>();
+  /** Per completed step: its journal position and how to undo it, for a rollback. */
+  const undo = new Map<string, { seq: number; undo: Undo }>();
   const rollbacks = new Map<string, number>();
   const writer = new JournalWriter(env.store, req.instanceId, env.journalLength, secrets);
   const journal = writer.append.bind(writer);
@@ -148,7 +169,10 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     // What the span started must stop before its record goes: the re-run makes its own.
     const made = resourcesOf(context).filter(([id]) => ids.includes(id));
     await tearDown(made, context, env.services.workspaces);
-    const ops = completed.flatMap((id) => undo.get(id)?.ops ?? []);
+    const ops = rollbackOps(
+      context,
+      completed.flatMap((id) => undo.get(id)?.undo ?? []),
+    );
     const output: RollbackOutput = { rollback: { from: retry.from, to: spec.id, span: ids, retry: n } };
     await journal(spec.id, records.get(spec.id)?.attempts ?? 1, ops, output as unknown as Json);
     applyOps(context, ops);
@@ -167,12 +191,12 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const launch = (spec: StepSpec): void => {
     started.add(spec.id);
     const record = records.get(spec.id) as StepRecord;
-    const work = runStep(spec, req, context, env, record).then(async ({ ops, output, passed }) => {
-      const reverse = undoOps(context, ops);
+    const work = runStep(spec, req, context, env, record, deadline).then(async ({ ops, output, passed }) => {
+      const reverse = undoOf(context, ops);
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
       const written = await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
-      undo.set(spec.id, { seq: written.seq, ops: reverse });
+      undo.set(spec.id, { seq: written.seq, undo: reverse });
       record.status = 'completed';
       record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);
@@ -204,14 +228,20 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     );
   };
 
-  for (;;) {
-    if (!failure && !canceled) {
-      specs.forEach((spec, index) => {
-        if (!started.has(spec.id) && dependencies(spec, index, specs).every((d) => done.has(d))) launch(spec);
-      });
+  // Started with the first step, and stopped before teardown: teardown runs whatever the time.
+  const deadline = req.task.timeoutS ? new Deadline(req.task.timeoutS, 'the task') : undefined;
+  try {
+    for (;;) {
+      if (!failure && !canceled) {
+        specs.forEach((spec, index) => {
+          if (!started.has(spec.id) && dependencies(spec, index, specs).every((d) => done.has(d))) launch(spec);
+        });
+      }
+      if (running.size === 0) break;
+      await Promise.race(running.values());
     }
-    if (running.size === 0) break;
-    await Promise.race(running.values());
+  } finally {
+    deadline?.dispose();
   }
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';

@@ -22,6 +22,11 @@ export interface TaskSpec {
   description?: string;
   vars: JsonObject;
   steps: StepSpec[];
+  /**
+   * Bounds the whole run, every step included (an eval case's `timeout_s`: setup, prompt, grading, after
+   * steps); a step retried after a retryable error starts it again, so each attempt gets the full limit.
+   */
+  timeoutS?: number;
   /** Where workspaces and service logs are made (`<project>/.proctor/work`); absolute. */
   workRoot?: string;
 }

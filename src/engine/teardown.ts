@@ -28,25 +28,22 @@ export interface SlotReturn {
 }
 
 /**
- * Stops every service and removes every workspace of `resources` (a pooled slot goes back to its pool);
- * services first, since they may hold files of the workspace open. Returns the ops that drop them from the
- * context. Never throws: teardown runs on every path, including after a failure, and one stubborn resource
- * must not keep the others up.
+ * Stops every service and removes every workspace of `resources` (a pooled slot goes back to its pool), the
+ * last made first and one at a time: a resource may use one made before it (a service started in a workspace
+ * holds its files open; a service may be the client of an earlier one). `resources` is in the order the steps
+ * made them, as the context records them. Returns the ops that drop them from the context. Never throws:
+ * teardown runs on every path, including after a failure, and one stubborn resource must not keep the others up.
  */
 export const tearDown = async (
   resources: readonly [string, Resource][],
   context: Readonly<JsonObject>,
   pools?: SlotReturn,
 ): Promise<ContextOp[]> => {
-  const services = resources.filter(
-    (e): e is [string, Extract<Resource, { kind: 'service' }>] => e[1].kind === 'service',
-  );
-  await Promise.all(services.map(([, s]) => stopGroup(s.pid, s.startTicks, serviceGraceMs)));
   const parents = new Set<string>();
-  for (const [, r] of resources) {
+  for (const [, r] of [...resources].reverse()) {
+    if (r.kind === 'service') await stopGroup(r.pid, r.startTicks, serviceGraceMs).catch(() => {});
     if (r.kind === 'workspace' && r.slot) {
-      const slot = r.slot;
-      await (pools ? pools.release(slot) : removeSlot(slot.dir)).catch(() => {});
+      await (pools ? pools.release(r.slot) : removeSlot(r.slot.dir)).catch(() => {});
       continue;
     }
     const path = r.kind === 'workspace' ? r.path : r.log;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CanceledError, ProctorError } from '../errors.js';
 import type { ConfigReferences, Usage } from '../records.js';
 
 /** Everything a grader may look at for one case: plain data. */
@@ -40,3 +41,15 @@ export interface GraderDef<C extends z.ZodType = z.ZodType> {
   /** Files and commands the config names: a missing file is refused at load, and their content is fingerprinted. */
   references?(config: z.output<C>): ConfigReferences;
 }
+
+/**
+ * The error of a grader its signal stopped. A deadline (the signal's reason is a `timeout` ProctorError) caught
+ * the grader still running: that is the grader's fault and a retry would not cure it, so grader_error; any
+ * other abort is a cancellation.
+ */
+export const stoppedGrader = (signal: AbortSignal, source: string): Error => {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ProctorError && reason.kind === 'timeout')
+    return new ProctorError('grader_error', `${source} was still running when ${reason.message}`);
+  return new CanceledError(`${source} canceled`);
+};

@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import { z } from 'zod';
-import { CanceledError, ProctorError } from '../errors.js';
+import { ProctorError } from '../errors.js';
 import { signalGroup } from '../process-info.js';
-import type { GradeInput, GradeResult, GraderDef } from './grader.js';
+import { type GradeInput, type GradeResult, type GraderDef, stoppedGrader } from './grader.js';
 import { parseJson } from './parse-json.js';
 import { tail } from './text.js';
 import { isVerdictObject, readVerdict } from './verdict.js';
@@ -62,7 +62,7 @@ export const script: GraderDef<typeof config> = {
     const shellCommand = value ?? command ?? '';
     const timeoutMs = timeout_s * 1000;
     return async (input, signal): Promise<GradeResult> => {
-      if (signal.aborted) throw new CanceledError('script grader canceled');
+      if (signal.aborted) throw stoppedGrader(signal, 'script');
       const child = execa(shellCommand, {
         shell: true,
         cwd: input.cwd ?? context.baseDir,
@@ -89,7 +89,7 @@ export const script: GraderDef<typeof config> = {
         signal.removeEventListener('abort', onAbort);
       });
 
-      if (stopped === 'abort') throw new CanceledError('script grader canceled');
+      if (stopped === 'abort') throw stoppedGrader(signal, 'script');
       if (stopped === 'timeout') {
         throw new ProctorError('grader_error', `script timed out after ${timeout_s}s: ${shellCommand}`);
       }

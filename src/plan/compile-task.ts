@@ -25,6 +25,8 @@ export const assertionConfig = (a: AssertionSpec): JsonObject => ({
 export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec => ({
   id: `case:${c.key}`,
   vars: c.vars,
+  // The case's time limit covers every step, grading included, not only the prompt.
+  ...(timeoutS ? { timeoutS } : {}),
   ...(c.eval.workRoot ? { workRoot: c.eval.workRoot } : {}),
   steps: [
     ...(c.eval.workspace ? [c.eval.workspace] : []),
@@ -32,7 +34,6 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
     {
       id: casePromptStep,
       type: 'prompt',
-      ...(timeoutS ? { timeoutS } : {}),
       config: {
         target: { label: c.target.label, kind: c.target.kind, config: c.target.config, baseDir: c.target.baseDir },
         prompt: c.prompt,

@@ -55,17 +55,18 @@ describe('createAssertion', () => {
     expect(gradeSync(partial.grade, 'a')).toMatchObject({ pass: true, score: 0.75 });
   });
 
-  it('passes a scored grader at its threshold', () => {
+  it('passes a scored grader at its threshold', async () => {
     const lenient = createAssertion({ type: 'contains-all', value: ['a', 'b', 'c', 'd'], threshold: 0.5 }, ctx);
     expect(gradeSync(lenient.grade, 'a b')).toMatchObject({ pass: true, score: 0.5 });
     expect(gradeSync(lenient.grade, 'a')).toMatchObject({ pass: false, score: 0.25 });
+    // javascript runs in a worker thread: its grade is a promise.
     const js = createAssertion({ type: 'javascript', value: 'output.length / 10', threshold: 0.3 }, ctx);
-    expect(gradeSync(js.grade, 'abc')).toMatchObject({ pass: true, score: 0.3 });
+    await expect(js.grade(anInput('abc'), neverAborted)).resolves.toMatchObject({ pass: true, score: 0.3 });
   });
 
-  it('negates after the threshold: not-X passes exactly when X fails', () => {
+  it('negates after the threshold: not-X passes exactly when X fails', async () => {
     const assertion = createAssertion({ type: 'not-javascript', value: '0.6', threshold: 0.5 }, ctx);
-    expect(gradeSync(assertion.grade, '')).toMatchObject({ pass: false, score: 0.4 });
+    await expect(assertion.grade(anInput(''), neverAborted)).resolves.toMatchObject({ pass: false, score: 0.4 });
   });
 
   it('keeps asynchronous graders asynchronous', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CanceledError } from '../../src/errors.js';
+import { CanceledError, ProctorError } from '../../src/errors.js';
 import type { GradeInput } from '../../src/graders/grader.js';
 import { script } from '../../src/graders/script.js';
 import { anInput, neverAborted } from './input.js';
@@ -95,6 +95,16 @@ describe('script', () => {
     await expect(pending).rejects.toBeInstanceOf(CanceledError);
     expect(Date.now() - started).toBeLessThan(5000);
     await expect(run('exit 0', anInput('x'), AbortSignal.abort())).rejects.toBeInstanceOf(CanceledError);
+  });
+
+  it('is a grader_error when a deadline (a timeout reason, not a cancel) stops it', async () => {
+    const controller = new AbortController();
+    const pending = run('sleep 30; echo late', anInput('x'), controller.signal);
+    setTimeout(() => controller.abort(new ProctorError('timeout', 'the task exceeded its timeout_s (1s)')), 200);
+    await expect(pending).rejects.toMatchObject({
+      kind: 'grader_error',
+      message: 'script was still running when the task exceeded its timeout_s (1s)',
+    });
   });
 
   it('needs exactly one of value or command, and a positive timeout', () => {
