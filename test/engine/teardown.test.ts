@@ -74,8 +74,11 @@ const request = (steps: StepSpec[]): RunRequest => ({
 const run = (req: RunRequest, signal = new AbortController().signal) =>
   runTask(req, { store: temp.store, services, signal, context: {}, journalLength: 0 });
 
-const pidOf = (result: TaskRunResult, stepId: string): number =>
-  (result.steps.find((s) => s.stepId === stepId)?.output as { pid: number }).pid;
+const pidOf = (result: TaskRunResult, stepId: string): number => {
+  const step = result.steps.find((s) => s.stepId === stepId);
+  if (!step) throw new Error(`no step ${stepId} in the result`);
+  return (step.output as { pid: number }).pid;
+};
 
 const alive = (pid: number): boolean => {
   try {
