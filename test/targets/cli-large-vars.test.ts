@@ -66,4 +66,27 @@ tests:
     expect(output('small')).toBe(`env 4 ${createHash('sha256').update('tiny').digest('hex')} s2`);
     p.remove();
   });
+
+  it('gives an exec step before the prompt vars too large for the environment, through the same file', async () => {
+    const big = 'x'.repeat(200 * 1024);
+    const p = tempProject({
+      // The step records what it received beside the eval file (its working directory without a workspace).
+      'before.cjs': agent.replace('console.log(', "fs.writeFileSync('seen.txt', "),
+    });
+    p.write(
+      'big.eval.yaml',
+      `targets: [{ kind: echo }]
+prompts: ["go"]
+tests:
+  - id: large
+    vars: { big: "${big}", small: s1 }
+    before: [{ id: read-vars, type: exec, command: node before.cjs }]
+    assert: [{ type: contains, value: "go" }]
+`,
+    );
+    const r = await runCli(['eval', 'run', 'big.eval.yaml'], { cwd: p.dir });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(p.read('seen.txt')).toBe(`file ${big.length} ${createHash('sha256').update(big).digest('hex')} s1`);
+    p.remove();
+  });
 });

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../../errors.js';
 import { sleep } from '../../sleep.js';
 import { interpolateEnv } from '../../targets/secrets.js';
+import { varsEnv } from '../../targets/vars-env.js';
 import { writeOwnerFile } from '../../workspaces/owner-file.js';
 import { startTicks, stopGroup } from '../process-tree.js';
 import { type Resource, resourcesPath, runDir } from '../resources.js';
@@ -33,17 +35,38 @@ const killGraceMs = 2000;
 const commandLine = (command: string | string[]): [string, string[]] =>
   typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] as string, command.slice(1)];
 
-const environment = (step: z.output<typeof config>, ctx: StepContext): Record<string, string> => ({
-  ...(ctx.services.env as Record<string, string>),
-  ...interpolateEnv(step.env, ctx.services.env),
-  PROCTOR_RUN_ID: ctx.runId,
-  PROCTOR_INSTANCE_ID: ctx.instanceId,
-  PROCTOR_VARS: JSON.stringify(ctx.vars),
-  PROCTOR_OVERRIDES: JSON.stringify(ctx.overrides),
-  // Scripts beside the task file (a service, a fixture) are found from here, whatever the working directory.
-  PROCTOR_TASK_DIR: ctx.baseDir,
-  ...(ctx.workspace ? { PROCTOR_WORKSPACE: ctx.workspace } : {}),
-});
+type Environment = Record<string, string | undefined>;
+
+/**
+ * Calls `use` with the step's environment. Vars too large for an environment variable go in a file named by
+ * PROCTOR_VARS_FILE (as for a cli target), which lives until `use` ends: a service reads it before it is ready.
+ */
+const withEnvironment = async <T>(
+  step: z.output<typeof config>,
+  ctx: StepContext,
+  use: (env: Environment) => Promise<T>,
+): Promise<T> => {
+  let tempDir: string | undefined;
+  const temp = async (): Promise<string> => {
+    tempDir ??= await mkdtemp(path.join(tmpdir(), 'proctor-exec-'));
+    return tempDir;
+  };
+  try {
+    return await use({
+      ...(ctx.services.env as Record<string, string>),
+      ...interpolateEnv(step.env, ctx.services.env),
+      PROCTOR_RUN_ID: ctx.runId,
+      PROCTOR_INSTANCE_ID: ctx.instanceId,
+      ...(await varsEnv(ctx.vars, temp)),
+      PROCTOR_OVERRIDES: JSON.stringify(ctx.overrides),
+      // Scripts beside the task file (a service, a fixture) are found from here, whatever the working directory.
+      PROCTOR_TASK_DIR: ctx.baseDir,
+      ...(ctx.workspace ? { PROCTOR_WORKSPACE: ctx.workspace } : {}),
+    });
+  } finally {
+    if (tempDir !== undefined) await rm(tempDir, { recursive: true, force: true });
+  }
+};
 
 const workingDir = (step: z.output<typeof config>, ctx: StepContext): string => {
   const base = ctx.workspace ?? ctx.baseDir;
@@ -51,12 +74,15 @@ const workingDir = (step: z.output<typeof config>, ctx: StepContext): string => 
 };
 
 /** Runs a command to its end; a non-zero exit is `setup_failed`. Its stdout becomes `outputs.<step>.text`. */
-const runForeground = async (step: z.output<typeof config>, ctx: StepContext) => {
+const runForeground = (step: z.output<typeof config>, ctx: StepContext) =>
+  withEnvironment(step, ctx, (env) => runCommand(step, ctx, env));
+
+const runCommand = async (step: z.output<typeof config>, ctx: StepContext, env: Environment) => {
   const [file, args] = commandLine(step.command);
   const started = performance.now();
   const child = execa(file, args, {
     cwd: workingDir(step, ctx),
-    env: environment(step, ctx),
+    env,
     extendEnv: false,
     stdin: 'ignore',
     reject: false,
@@ -87,7 +113,10 @@ const runForeground = async (step: z.output<typeof config>, ctx: StepContext) =>
  * it is ready. Its pid is recorded in the context only once it is ready; before that, any failure stops it
  * here, so no path leaves a service nobody recorded.
  */
-const runBackground = async (step: z.output<typeof config>, ctx: StepContext) => {
+const runBackground = (step: z.output<typeof config>, ctx: StepContext) =>
+  withEnvironment(step, ctx, (env) => startService(step, ctx, env));
+
+const startService = async (step: z.output<typeof config>, ctx: StepContext, env: Environment) => {
   const dir = runDir(ctx.workRoot, ctx.instanceId);
   await mkdir(dir, { recursive: true });
   const log = path.join(dir, `${ctx.stepId}.log`);
@@ -96,7 +125,7 @@ const runBackground = async (step: z.output<typeof config>, ctx: StepContext) =>
   const [file, args] = commandLine(step.command);
   const child = spawn(file, args, {
     cwd: workingDir(step, ctx),
-    env: environment(step, ctx),
+    env,
     detached: true,
     stdio: ['ignore', fd, fd],
   });
@@ -118,7 +147,7 @@ const runBackground = async (step: z.output<typeof config>, ctx: StepContext) =>
     if (check) {
       await waitReady(check, ctx.signal, () => exited !== null, {
         cwd: workingDir(step, ctx),
-        env: environment(step, ctx),
+        env,
       });
     } else await sleep(50, ctx.signal);
     if (exited !== null) throw new Error(`exited (${String(exited)}) before it was ready`);

@@ -44,7 +44,10 @@ const httpUp = async (url: string): Promise<boolean> => {
   }
 };
 
-const commandOk = async (command: string, opts: { cwd: string; env: Record<string, string> }): Promise<boolean> => {
+const commandOk = async (
+  command: string,
+  opts: { cwd: string; env: Record<string, string | undefined> },
+): Promise<boolean> => {
   const r = await execa(command, {
     shell: true,
     cwd: opts.cwd,
@@ -61,7 +64,7 @@ export const waitReady = async (
   check: Readiness,
   signal: AbortSignal,
   gone: () => boolean,
-  opts: { cwd: string; env: Record<string, string> },
+  opts: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<void> => {
   const until = Date.now() + check.timeout_s * 1000;
   for (;;) {
