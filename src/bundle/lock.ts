@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -44,6 +44,13 @@ const busy = (dir: string, file: string, other: LockOwner | undefined, here: str
       : `wait for that command to finish; if it is gone for good, remove ${file}`,
   );
 
+/** `dir` and those of its parents that do not exist yet, deepest first. */
+const missingFolders = (dir: string): string[] => {
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.push(d);
+  return missing;
+};
+
 /**
  * Makes this process the one writer of bundle `dir`, or refuses with an InputError naming the writer. Each
  * would-be writer first records itself in its own file, then looks for others: of two that start together at
@@ -52,7 +59,7 @@ const busy = (dir: string, file: string, other: LockOwner | undefined, here: str
  * its process cannot be checked from here.
  */
 export const lockBundle = (dir: string, owner: LockOwner, ownerState: OwnerState): BundleLock => {
-  const createdDir = !existsSync(dir);
+  const created = missingFolders(dir);
   const locks = join(dir, lockDir);
   mkdirSync(locks, { recursive: true });
   const mine = join(locks, `${owner.host}-${owner.pid}.json`);
@@ -62,8 +69,9 @@ export const lockBundle = (dir: string, owner: LockOwner, ownerState: OwnerState
     held = false;
     process.off('exit', release);
     rmSync(mine, { force: true });
-    // Empty folders are left by a command refused or given nothing to run: a new -o folder goes too.
-    for (const d of createdDir ? [locks, dir] : [locks]) {
+    // Empty folders are left by a command refused, failed or given nothing to run: the folders the lock made
+    // (a new -o folder, `.proctor/results` of a new project) go too, so bad input leaves nothing written.
+    for (const d of [locks, ...created]) {
       try {
         rmdirSync(d);
       } catch {
