@@ -126,6 +126,10 @@ tests:
         expect(r.outcome).toBe('error');
         expect(r.error?.message).toMatch(/^lost the connection to the store/);
       }
+      // …and the summary counts them.
+      const summary = JSON.parse(p.read('out/summary.json')) as { counts: { total: number; passed: number } };
+      expect(summary.counts.total).toBe(rows.length);
+      expect(summary.counts.passed).toBe(rows.filter((r) => r.outcome === 'passed').length);
       // What the command could not finish, `runs gc` fails once the store answers again.
       p.write('proctor.toml', `[store]\nurl = "${db.url}"\n`);
       const gc = await runCli(['runs', 'gc', '--json'], { cwd: p.dir });

@@ -99,6 +99,11 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number>
     if (signals.received) return signalExitCode(signals.received);
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
+  } catch (error) {
+    // A run that fails midway (its store lost) still leaves a summary of the rows that were committed.
+    await runner.stop();
+    writeSummary(plan.bundleDir, plan.bundleRunId);
+    throw error;
   } finally {
     signals.dispose();
     // After a failure midway (a lost store) cases may still be running: they end before their store closes.
