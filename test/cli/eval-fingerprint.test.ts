@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
-import { type TempProject, tempProject } from '../support/project.js';
+import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
 
 let server: FakeModelServer;
 beforeAll(async () => {
@@ -13,12 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-const onlyBundle = (p: TempProject): string => {
-  const dir = p.path('.proctor/results');
-  const [id] = readdirSync(dir);
-  return join(dir, id as string);
-};
 
 const run = (p: TempProject, env: Record<string, string>, ...args: string[]) =>
   runCli(['eval', 'run', '--retries', '0', ...args], { cwd: p.dir, env });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -28,4 +28,11 @@ export const tempProject = (files: Record<string, string> = {}): TempProject => 
   };
   for (const [rel, text] of Object.entries(files)) project.write(rel, text);
   return project;
+};
+
+/** The one bundle under `.proctor/results` of a project that ran one eval run. */
+export const onlyBundle = (p: TempProject): string => {
+  const dir = p.path('.proctor/results');
+  const [id] = readdirSync(dir);
+  return path.join(dir, id as string);
 };
