@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { readSummary } from '../bundle/summary.js';
+import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
@@ -81,6 +83,8 @@ const limitLists = (
   return (c) => lists.get(c.eval)?.get(c.target.label) ?? [budget];
 };
 
+const evalPathsOf = (cases: readonly PlannedCase[]): string[] => [...new Set(cases.map((c) => c.identity.eval))];
+
 const describeCase = (c: PlannedCase): string =>
   `${c.identity.eval} · ${c.identity.test} · ${c.identity.prompt} · ${c.identity.target}${c.identity.sample ? ` #${c.identity.sample}` : ''}`;
 
@@ -96,7 +100,7 @@ const selectFromPrior = (
   }
   const mode = flags.resume ? 'resume' : 'rerun-failed';
   const from = selectBundle((flags.resume ?? flags.rerunFailed) as string, config, cwd);
-  const prior = readPriorResults(from, config.root, [...new Set(cases.map((c) => c.identity.eval))]);
+  const prior = readPriorResults(from, config.root, evalPathsOf(cases));
   const selection = mode === 'resume' ? selectResume(cases, prior) : selectRerunFailed(cases, prior);
   if (mode === 'resume' && selection.drifted.length && !flags.allowDrift) {
     const shown = selection.drifted.slice(0, 20).map((c) => `  ${describeCase(c)}`);
@@ -134,8 +138,15 @@ export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRu
   // A resume or rerun appends to the bundle it read, unless --output names another.
   const appendTo = selection && !flags.output ? selection.from : undefined;
   const bundleDir = targetBundle(flags, config, cwd) ?? join(resultsDir(config), groupId);
-  const bundleRunId = appendTo ? (readSummary(appendTo)?.run_id ?? basename(appendTo)) : groupId;
-  const attempts = appendTo ? chosen?.prior.byKey : undefined;
+  // Attempts count on from the rows the bundle already holds (the one resumed, or an -o folder written
+  // before), so a case's artifacts never overwrite an earlier attempt's.
+  const written = appendTo
+    ? chosen?.prior
+    : existsSync(join(bundleDir, indexFile))
+      ? readPriorResults(bundleDir, config.root, evalPathsOf(cases))
+      : undefined;
+  const bundleRunId = written ? (readSummary(bundleDir)?.run_id ?? basename(bundleDir)) : groupId;
+  const attempts = written?.byKey;
   const groupLimit = { key: `group:${groupId}`, limit: maxConcurrency };
   // Built once per eval and target: a case only picks its list. A cap no tighter than the budget is left out.
   const limitsOf = limitLists(evals, groupLimit, evalCap, groupId);
