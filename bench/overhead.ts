@@ -3,11 +3,12 @@
 // Starts the fake model server in its own process, runs `proctor eval run` on a generated eval, and reports
 // wall time ÷ the ideal (cases × latency ÷ concurrency), Proctor's CPU per case, its peak RSS, and the
 // start-up time of `proctor --version`. Ratios, not absolute times, are what compare across machines.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cli, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,20 +22,6 @@ const { values } = parseArgs({
 const cases = Number(values.cases);
 const latencyMs = Number(values['latency-ms']);
 const concurrency = Number(values.concurrency);
-const root = new URL('..', import.meta.url).pathname;
-const cli = join(root, 'bin', 'proctor.js');
-
-const startServer = (): Promise<{ url: string; stop: () => void }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'bench', 'fake-server.ts'), '--latency-ms', String(latencyMs)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    child.stdout.once('data', (d: Buffer) => resolve({ url: d.toString().trim(), stop: () => child.kill('SIGTERM') }));
-    child.once('error', reject);
-  });
-
 const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const startup = (): number => {
@@ -47,7 +34,7 @@ const startup = (): number => {
   return median(times);
 };
 
-const server = await startServer();
+const server = await startFakeServer(latencyMs);
 const dir = mkdtempSync(join(values.dir, 'proctor-bench-'));
 try {
   writeFileSync(
@@ -60,28 +47,19 @@ try {
     join(dir, 'bench.eval.yaml'),
     `targets:\n  - { kind: openai, base_url: "${server.url}", model: fake, api_key: bench }\nprompts: ["{{ q }}"]\ntests: file://tests.jsonl\n`,
   );
-  const timeFile = join(dir, 'time.txt');
-  const started = process.hrtime.bigint();
-  const run = spawn(
-    '/usr/bin/time',
-    ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, cli, 'eval', 'run', '-q', '-j', String(concurrency)],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
-  const wall = Number(process.hrtime.bigint() - started) / 1e9;
-  const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(concurrency)]);
   const ideal = (cases * latencyMs) / concurrency / 1000;
   const report = {
     dir: values.dir,
     cases,
     latency_ms: latencyMs,
     concurrency,
-    exit_code: code,
-    wall_s: Number(wall.toFixed(2)),
+    exit_code: run.code,
+    wall_s: Number(run.wallS.toFixed(2)),
     ideal_s: ideal,
-    wall_over_ideal: Number((wall / ideal).toFixed(3)),
-    cpu_ms_per_case: Number(((((user ?? 0) + (sys ?? 0)) * 1000) / cases).toFixed(3)),
-    peak_rss_mb: Math.round((maxKb ?? 0) / 1024),
+    wall_over_ideal: Number((run.wallS / ideal).toFixed(3)),
+    cpu_ms_per_case: Number(((run.cpuS * 1000) / cases).toFixed(3)),
+    peak_rss_mb: run.peakRssMb,
     version_startup_s: Number(startup().toFixed(3)),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,0 +1,160 @@
+// Proctor's cost on a suite shaped like a real one (issue: performance).
+//   npx tsx bench/suite.ts [--cases 1000,5000] [--concurrency 50,200] [--latency-ms 50] [--dir DIR] [--cpu-prof]
+// N distinct tests, each with its own vars (a few fields of varied text) and two assertions, `contains` and
+// `equals` on a per-test value, against one OpenAI-compatible target: the fake model server, in its own process,
+// which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
+// For each N × J it runs `proctor eval run -j J` in a fresh project and prints one row: wall time against the
+// ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
+// the size of the results bundle and of the store. --cpu-prof profiles the first cell and prints the top 15
+// functions by self time; its .cpuprofile files are kept.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { root, startFakeServer, timeProctor } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    cases: { type: 'string', default: '1000,5000' },
+    concurrency: { type: 'string', default: '50,200' },
+    'latency-ms': { type: 'string', default: '50' },
+    // The project (store and bundle) lives here; /dev/shm separates Proctor's cost from the disk's.
+    dir: { type: 'string', default: tmpdir() },
+    'cpu-prof': { type: 'boolean', default: false },
+  },
+});
+const list = (s: string): number[] => s.split(',').map((x) => Number(x.trim()));
+const caseCounts = list(values.cases);
+const concurrencies = list(values.concurrency);
+const latencyMs = Number(values['latency-ms']);
+
+// Varied text, deterministic per test: words picked by a small LCG seeded with the test's index.
+const words = [
+  ...'alpha harbour quartz lantern meadow cipher orbit velvet granite ember willow signal prism tundra falcon copper'.split(
+    ' ',
+  ),
+  ...'ribbon static marble cobalt thistle canyon beacon saffron river pepper glacier summit'.split(' '),
+];
+const phrase = (seed: number, length: number): string => {
+  let x = seed + 1;
+  return Array.from({ length }, () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return words[x % words.length];
+  }).join(' ');
+};
+
+const prompt = 'Ticket {{ ref }} from {{ customer }} about {{ topic }}: {{ body }}';
+const writeSuite = (dir: string, n: number, url: string): void => {
+  const tests = Array.from({ length: n }, (_, i) => {
+    const vars = {
+      ref: `REF-${i}`,
+      customer: `${phrase(i, 2)} ${i % 97}`,
+      topic: phrase(i * 7, 3),
+      body: phrase(i * 13, 12 + (i % 30)),
+    };
+    const answer = `echo: Ticket ${vars.ref} from ${vars.customer} about ${vars.topic}: ${vars.body}`;
+    return JSON.stringify({
+      id: `t${i}`,
+      vars,
+      assert: [
+        { type: 'contains', value: vars.ref },
+        { type: 'equals', value: i % 20 === 19 ? `${answer} (expected otherwise)` : answer },
+      ],
+    });
+  });
+  writeFileSync(join(dir, 'tests.jsonl'), `${tests.join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'suite.eval.yaml'),
+    `targets:\n  - { kind: openai, base_url: "${url}", model: fake, api_key: bench }\n` +
+      `prompts: ["${prompt}"]\ntests: file://tests.jsonl\n`,
+  );
+};
+
+const bytes = (path: string): number => {
+  try {
+    const s = statSync(path);
+    if (!s.isDirectory()) return s.size;
+    return readdirSync(path).reduce((sum, name) => sum + bytes(join(path, name)), 0);
+  } catch {
+    return 0; // absent (e.g. a WAL already checkpointed away)
+  }
+};
+
+/** Top self-time functions over every .cpuprofile in `profDir` (a worker thread writes its own). */
+const topSelfTime = (profDir: string, count: number): string[] => {
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const file of readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as {
+      nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+      samples: number[];
+      timeDeltas: number[];
+    };
+    const names = new Map<number, string>();
+    for (const { id, callFrame: f } of profile.nodes) {
+      const url = f.url.startsWith('file://') ? relative(root, new URL(f.url).pathname) : f.url;
+      names.set(id, `${f.functionName || '(anonymous)'} ${url ? `${url}:${f.lineNumber + 1}` : ''}`.trim());
+    }
+    profile.samples.forEach((id, i) => {
+      const us = profile.timeDeltas[i] ?? 0;
+      const name = names.get(id) ?? '?';
+      if (name === '(idle)') return; // waiting on I/O, not CPU
+      self.set(name, (self.get(name) ?? 0) + us);
+      total += us;
+    });
+  }
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(
+      ([name, us]) =>
+        `${(us / 1000).toFixed(0).padStart(8)} ms ${((us / total) * 100).toFixed(1).padStart(5)}%  ${name}`,
+    );
+};
+
+const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'rss MB'];
+columns.push('bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
+const widths = columns.map((c) => Math.max(c.length, 8));
+const row = (cells: (string | number)[]): string => cells.map((c, i) => String(c).padStart(widths[i] ?? 8)).join(' ');
+
+const server = await startFakeServer(latencyMs);
+process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n${row(columns)}\n`);
+let profDir: string | undefined;
+try {
+  for (const n of caseCounts) {
+    for (const j of concurrencies) {
+      const dir = mkdtempSync(join(values.dir, 'proctor-suite-'));
+      try {
+        writeSuite(dir, n, server.url);
+        const nodeArgs: string[] = [];
+        if (values['cpu-prof'] && profDir === undefined) {
+          profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
+          nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
+        }
+        const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs);
+        const ideal = (n * latencyMs) / j / 1000;
+        const results = join(dir, '.proctor', 'results');
+        const bundle = bytes(results);
+        const store = bytes(join(dir, '.proctor', 'proctor.db')) + bytes(join(dir, '.proctor', 'proctor.db-wal'));
+        const [runId] = readdirSync(results);
+        const summary = JSON.parse(readFileSync(join(results, runId ?? '', 'summary.json'), 'utf8')) as {
+          counts: { passed: number };
+        };
+        const mb = (b: number): string => (b / 2 ** 20).toFixed(1);
+        const kbPerCase = (b: number): string => (b / 1024 / n).toFixed(2);
+        const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
+        cells.push(((run.cpuS * 1000) / n).toFixed(3), run.peakRssMb, mb(bundle), kbPerCase(bundle));
+        cells.push(mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
+        process.stdout.write(`${row(cells)}\n`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+} finally {
+  server.stop();
+}
+if (profDir !== undefined) {
+  process.stdout.write(`\ntop 15 by self time, first cell (profiles in ${profDir}):\n`);
+  process.stdout.write(`${topSelfTime(profDir, 15).join('\n')}\n`);
+}

@@ -1,0 +1,52 @@
+// What the benchmarks that run `proctor eval run` against the fake model server share.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const root = new URL('..', import.meta.url).pathname;
+export const cli = join(root, 'bin', 'proctor.js');
+
+export interface FakeServer {
+  url: string;
+  stop: () => void;
+}
+
+/** The fake model server in its own process, so its CPU and memory are not counted as Proctor's. */
+export const startFakeServer = (latencyMs: number): Promise<FakeServer> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'bench', 'fake-server.ts'), '--latency-ms', String(latencyMs)],
+      // cwd: tsx resolves from the repository, wherever the benchmark was started.
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    child.stdout.once('data', (d: Buffer) => resolve({ url: d.toString().trim(), stop: () => child.kill('SIGTERM') }));
+    child.once('error', reject);
+  });
+
+export interface TimedRun {
+  code: number | null;
+  wallS: number;
+  /** User + system CPU of the proctor process and the children it waited for. */
+  cpuS: number;
+  peakRssMb: number;
+}
+
+/** Runs `node [nodeArgs] bin/proctor.js args` in `cwd` under /usr/bin/time. */
+export const timeProctor = async (cwd: string, args: string[], nodeArgs: string[] = []): Promise<TimedRun> => {
+  const timeFile = join(cwd, 'time.txt');
+  const started = process.hrtime.bigint();
+  const run = spawn(
+    '/usr/bin/time',
+    ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, cli, ...args],
+    {
+      cwd,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+  const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+  // The last line: a killed process gets a "Command terminated by signal" line before it.
+  const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  return { code, wallS, cpuS: (user ?? 0) + (sys ?? 0), peakRssMb: Math.round((maxKb ?? 0) / 1024) };
+};
