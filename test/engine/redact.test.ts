@@ -48,6 +48,14 @@ describe('redact', () => {
     expect(out.clean).toBe(clean);
     expect(mixed.dirty).toEqual(['sk-longer']);
   });
+
+  it('keeps the order of keys, and a `__proto__` key of user data as a plain property', () => {
+    const vars = JSON.parse('{"first":"a","__proto__":{"x":"sk-longer"},"last":"sk-longer"}') as object;
+    const out = redact(vars, secrets);
+    expect(Object.keys(out)).toEqual(['first', '__proto__', 'last']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe('{"first":"a","__proto__":{"x":"[redacted]"},"last":"[redacted]"}');
+  });
 });
 
 describe('storedRequest', () => {
