@@ -1,64 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { replay } from '../../src/engine/context.js';
-import { type RollbackOutput, runTask, type TaskRunResult } from '../../src/engine/run-task.js';
-import { Services } from '../../src/engine/services.js';
-import type { RunRequest, StepSpec } from '../../src/engine/task.js';
+import type { RollbackOutput, TaskRunResult } from '../../src/engine/run-task.js';
+import type { RunRequest } from '../../src/engine/task.js';
 import type { JsonObject } from '../../src/records.js';
-import { openTempStore, type TempStore } from '../support/temp-store.js';
+import { engineHarness } from './harness.js';
 
-const fixtures = path.dirname(fileURLToPath(import.meta.url));
-
-let temp: TempStore;
-let dir: string;
-let log: string;
-let services: Services;
-let instances = 0;
-
-beforeEach(async () => {
-  temp = await openTempStore();
-  dir = mkdtempSync(path.join(tmpdir(), 'proctor-engine-'));
-  log = path.join(dir, 'steps.log');
-  services = new Services({});
-});
-afterEach(async () => {
-  services.close();
-  await temp.remove();
-});
-
-const logLines = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
-
-/** A module step running test/engine/recorder.mjs with `with` (see there). */
-const step = (id: string, options: JsonObject = {}, common: Partial<StepSpec> = {}): StepSpec => ({
-  id,
-  type: 'module',
-  baseDir: fixtures,
-  config: { module: './recorder.mjs', with: { log, ...options } },
-  ...common,
-});
-
-const request = (steps: StepSpec[], extra: Partial<RunRequest> = {}): RunRequest => ({
-  runId: `run-${++instances}`,
-  groupId: 'group',
-  instanceId: `instance-${instances}`,
-  task: { id: 'task', vars: {}, steps, workRoot: path.join(dir, 'work') },
-  context: {},
-  retries: 0,
-  metadata: {},
-  ...extra,
-});
-
-const run = (req: RunRequest, signal = new AbortController().signal, context: JsonObject = req.context) =>
-  runTask(req, { store: temp.store, services, signal, context: structuredClone(context), journalLength: 0 });
+const engine = engineHarness();
+const { logLines, step, request, run } = engine;
 
 const statuses = (result: TaskRunResult): Record<string, string> =>
   Object.fromEntries(result.steps.map((s) => [s.stepId, s.status]));
 
 const replayed = async (req: RunRequest): Promise<JsonObject> =>
-  replay(req.context, await temp.store.readJournal(req.instanceId));
+  replay(req.context, await engine.store.readJournal(req.instanceId));
 
 describe('runTask: the DAG', () => {
   it('runs a step without depends_on after every earlier one, and steps with depends_on side by side', async () => {
@@ -123,7 +77,7 @@ describe('runTask: retry {from, max}', () => {
     expect(result.status).toBe('COMPLETED');
     expect(logLines().filter((l) => l === 'start:a')).toHaveLength(2);
     expect(logLines().filter((l) => l === 'start:base')).toHaveLength(1);
-    const journal = await temp.store.readJournal(req.instanceId);
+    const journal = await engine.store.readJournal(req.instanceId);
     const rollback = journal.find((e) => (e.output as Partial<RollbackOutput> | null)?.rollback !== undefined);
     expect(rollback?.output).toEqual({ rollback: { from: 'a', to: 'b', span: ['a', 'b'], retry: 1 } });
     // The re-run of `a` saw the context exactly as the first run did: as of `from`, nothing of the span left.
@@ -143,7 +97,7 @@ describe('runTask: retry {from, max}', () => {
     const result = await run(req);
     expect(result.status).toBe('COMPLETED');
     expect(logLines().filter((l) => l === 'start:side')).toHaveLength(1);
-    const journal = await temp.store.readJournal(req.instanceId);
+    const journal = await engine.store.readJournal(req.instanceId);
     const reruns = journal.filter((e) => e.stepId === 'a').map((e) => e.output);
     expect(reruns.at(-1)).toEqual({ seen: { made: { side: 'kept' } } });
     expect(result.context).toEqual({ made: { a: 1, side: 'kept', b: 2 } });
@@ -212,11 +166,11 @@ describe('runTask: resuming', () => {
       output: null,
       createdAt: Date.now(),
     };
-    expect(await temp.store.appendJournal(theirs)).toBe(true);
+    expect(await engine.store.appendJournal(theirs)).toBe(true);
     // This process believes the journal empty (journalLength 0): its completion of `a` takes position 1.
     const result = await run(req);
     expect(result.status).toBe('FAILED');
     expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
-    expect(await temp.store.readJournal(req.instanceId)).toEqual([theirs]);
+    expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
   });
 });

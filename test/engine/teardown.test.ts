@@ -1,43 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { replay } from '../../src/engine/context.js';
 import { resourcesOf } from '../../src/engine/resources.js';
-import { runTask, type TaskRunResult } from '../../src/engine/run-task.js';
-import { Services } from '../../src/engine/services.js';
+import type { TaskRunResult } from '../../src/engine/run-task.js';
 import type { RunRequest, StepSpec } from '../../src/engine/task.js';
-import type { JsonObject } from '../../src/records.js';
 import { waitFor } from '../support/cli.js';
-import { openTempStore, type TempStore } from '../support/temp-store.js';
+import { engineHarness } from './harness.js';
 
-const fixtures = path.dirname(fileURLToPath(import.meta.url));
-
-let temp: TempStore;
-let dir: string;
-let log: string;
-let services: Services;
-
-beforeEach(async () => {
-  temp = await openTempStore();
-  dir = mkdtempSync(path.join(tmpdir(), 'proctor-teardown-'));
-  log = path.join(dir, 'steps.log');
-  services = new Services({});
-});
-afterEach(async () => {
-  services.close();
-  await temp.remove();
-});
-
-const logLines = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
-
-const moduleStep = (id: string, options: JsonObject = {}): StepSpec => ({
-  id,
-  type: 'module',
-  baseDir: fixtures,
-  config: { module: './recorder.mjs', with: { log, ...options } },
-});
+const engine = engineHarness();
+const { logLines, step, request, run } = engine;
 
 /**
  * A background service that logs `stopped:<id>` when it gets SIGTERM, after `lingerS` seconds: a service stopped
@@ -46,38 +18,24 @@ const moduleStep = (id: string, options: JsonObject = {}): StepSpec => ({
 const service = (id: string, lingerS = 0): StepSpec => ({
   id,
   type: 'exec',
-  baseDir: dir,
+  baseDir: engine.dir,
   config: {
-    command: `trap 'sleep ${lingerS}; echo stopped:${id} >> ${log}; exit 0' TERM; while true; do sleep 0.05; done`,
+    command: `trap 'sleep ${lingerS}; echo stopped:${id} >> ${engine.log}; exit 0' TERM; while true; do sleep 0.05; done`,
     background: true,
   },
 });
 
 /** A workspace-like folder a step made and recorded as its resource, for teardown to remove. */
 const folder = (id: string): StepSpec => {
-  const made = path.join(dir, 'work', id);
+  const made = path.join(engine.dir, 'work', id);
   mkdirSync(made, { recursive: true });
-  return moduleStep(id, { set: { [`resources.${id}`]: { kind: 'workspace', path: made } } });
+  return step(id, { set: { [`resources.${id}`]: { kind: 'workspace', path: made } } });
 };
 
-let runs = 0;
-const request = (steps: StepSpec[]): RunRequest => ({
-  runId: `run-${++runs}`,
-  groupId: 'group',
-  instanceId: `instance-${runs}`,
-  task: { id: 'task', vars: {}, steps, workRoot: path.join(dir, 'work') },
-  context: {},
-  retries: 0,
-  metadata: {},
-});
-
-const run = (req: RunRequest, signal = new AbortController().signal) =>
-  runTask(req, { store: temp.store, services, signal, context: {}, journalLength: 0 });
-
 const pidOf = (result: TaskRunResult, stepId: string): number => {
-  const step = result.steps.find((s) => s.stepId === stepId);
-  if (!step) throw new Error(`no step ${stepId} in the result`);
-  return (step.output as { pid: number }).pid;
+  const record = result.steps.find((s) => s.stepId === stepId);
+  if (!record) throw new Error(`no step ${stepId} in the result`);
+  return (record.output as { pid: number }).pid;
 };
 
 const alive = (pid: number): boolean => {
@@ -94,9 +52,9 @@ const expectTornDown = async (req: RunRequest, result: TaskRunResult, serviceIds
   // Stopped one at a time, the last made first: the lingering last one still logs first.
   expect(logLines().filter((l) => l.startsWith('stopped:'))).toEqual(serviceIds.map((id) => `stopped:${id}`));
   for (const id of serviceIds) expect(alive(pidOf(result, id))).toBe(false);
-  expect(existsSync(path.join(dir, 'work', 'ws'))).toBe(false);
+  expect(existsSync(path.join(engine.dir, 'work', 'ws'))).toBe(false);
   expect(resourcesOf(result.context)).toEqual([]);
-  const journal = await temp.store.readJournal(req.instanceId);
+  const journal = await engine.store.readJournal(req.instanceId);
   expect(journal.at(-1)?.stepId).toBe('@teardown');
   expect(resourcesOf(replay(req.context, journal))).toEqual([]);
 };
@@ -106,14 +64,14 @@ describe('teardown at the end of a run', () => {
   const made = () => [folder('ws'), service('first'), service('second', 0.5)];
 
   it('stops what the run made, last made first, when it completes', async () => {
-    const req = request([...made(), moduleStep('work')]);
+    const req = request([...made(), step('work')]);
     const result = await run(req);
     expect(result.status).toBe('COMPLETED');
     await expectTornDown(req, result, ['second', 'first']);
   });
 
   it('stops it when a step fails', async () => {
-    const req = request([...made(), moduleStep('work', { failTimes: 1 })]);
+    const req = request([...made(), step('work', { failTimes: 1 })]);
     const result = await run(req);
     expect(result.status).toBe('FAILED');
     await expectTornDown(req, result, ['second', 'first']);
@@ -121,7 +79,7 @@ describe('teardown at the end of a run', () => {
 
   it('stops it when the run is canceled', async () => {
     const controller = new AbortController();
-    const req = request([...made(), moduleStep('work', { hang: true })]);
+    const req = request([...made(), step('work', { hang: true })]);
     const pending = run(req, controller.signal);
     await waitFor(() => logLines().includes('start:work'));
     controller.abort();
