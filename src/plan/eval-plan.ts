@@ -6,7 +6,6 @@ import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
-import { loadProjectConfig } from './config.js';
 import type { Env } from './env.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
@@ -115,12 +114,17 @@ const selectFromPrior = (
 };
 
 /**
- * Loads and validates everything a run needs, selects the cases (all, or those `--resume` / `--rerun-failed`
+ * Loads and validates everything a run of the project `config` needs, selects the cases (all, or those `--resume` / `--rerun-failed`
  * leave to run) and compiles each into its task. Throws InputError on bad input before anything is written,
  * so a bad file never leaves a half-made bundle or store record.
  */
-export const planEvalRun = (cwd: string, paths: readonly string[], flags: EvalRunFlags, env: Env): EvalRunPlan => {
-  const config = loadProjectConfig(cwd, env);
+export const planEvalRun = (
+  config: ProjectConfig,
+  cwd: string,
+  paths: readonly string[],
+  flags: EvalRunFlags,
+  env: Env,
+): EvalRunPlan => {
   const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
   const cases = expandMatrix(
     evals,

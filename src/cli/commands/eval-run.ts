@@ -119,10 +119,11 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number>
 export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
   const cwd = process.cwd();
   // Locked before planning: a selection read while another command appends would run the cases it finishes.
-  const known = opts.dryRun ? undefined : targetBundle(opts, loadProjectConfig(cwd, process.env), cwd);
+  const config = loadProjectConfig(cwd, process.env);
+  const known = opts.dryRun ? undefined : targetBundle(opts, config, cwd);
   let held = known === undefined ? undefined : lock(known);
   try {
-    const plan = planEvalRun(cwd, paths, { ...opts, timeoutS: opts.timeout }, process.env);
+    const plan = planEvalRun(config, cwd, paths, { ...opts, timeoutS: opts.timeout }, process.env);
     reportSelection(plan);
     if (opts.dryRun) {
       process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
