@@ -1,22 +1,28 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
-import { tempProject } from '../support/project.js';
+import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
 
 // Every CLI here is killed well before the test's own limit: a hang fails an assertion instead of hanging vitest.
 const cliLimitMs = 25_000;
 
-const bundleOf = (dir: string): string => {
-  const results = join(dir, '.proctor', 'results');
-  const [id] = readdirSync(results);
-  return join(results, id as string);
-};
+const rowsByTest = (project: TempProject) =>
+  new Map(readIndex(onlyBundle(project)).rows.map((r) => [r.identity.test, r] as const));
 
-const rowsByTest = (dir: string) => new Map(readIndex(bundleOf(dir)).rows.map((r) => [r.identity.test, r] as const));
+/** Runs the project's eval with a 2 s case timeout; it must end by itself, with a case not passed. */
+const runTimed = async (project: TempProject) => {
+  const result = await runCli(['eval', 'run', '--timeout', '2', '-j', '3'], {
+    cwd: project.dir,
+    timeoutMs: cliLimitMs,
+  });
+  expect(result.signal, result.stderr).toBeNull();
+  expect(result.code, result.stderr).toBe(1);
+  return rowsByTest(project);
+};
 
 /** Runs of the project's store that never reached a terminal status. */
 const unfinishedRuns = async (dir: string): Promise<string[]> => {
@@ -55,13 +61,7 @@ tests:
     assert: [{ type: javascript, value: "output === 'c'" }]
 `,
     });
-    const result = await runCli(['eval', 'run', '--timeout', '2', '-j', '3'], {
-      cwd: project.dir,
-      timeoutMs: cliLimitMs,
-    });
-    expect(result.signal, result.stderr).toBeNull();
-    expect(result.code, result.stderr).toBe(1);
-    const rows = rowsByTest(project.dir);
+    const rows = await runTimed(project);
     for (const id of ['inline-loop', 'file-loop']) {
       expect(rows.get(id), id).toMatchObject({ outcome: 'error', error: { kind: 'grader_error', retryable: false } });
     }
@@ -86,13 +86,7 @@ tests:
     assert: [{ type: contains, value: c }]
 `,
     });
-    const result = await runCli(['eval', 'run', '--timeout', '2', '-j', '3'], {
-      cwd: project.dir,
-      timeoutMs: cliLimitMs,
-    });
-    expect(result.signal, result.stderr).toBeNull();
-    expect(result.code, result.stderr).toBe(1);
-    const rows = rowsByTest(project.dir);
+    const rows = await runTimed(project);
     expect(rows.get('slow-after')).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     expect(rows.get('slow-script')).toMatchObject({ outcome: 'error', error: { kind: 'grader_error' } });
     expect(rows.get('fine')).toMatchObject({ outcome: 'passed' });
@@ -112,10 +106,10 @@ tests: [{ id: loops, assert: [{ type: javascript, value: "file://loop.mjs" }] }]
     const result = await cli.done;
     expect(result.signal, result.stderr).toBeNull();
     expect(result.code, result.stderr).toBe(130);
-    const bundle = bundleOf(project.dir);
+    const bundle = onlyBundle(project);
     const summary = JSON.parse(readFileSync(join(bundle, 'summary.json'), 'utf8')) as Summary;
     expect(summary.counts).toMatchObject({ total: 1, canceled: 1 });
-    expect(rowsByTest(project.dir).get('loops')).toMatchObject({ outcome: 'canceled' });
+    expect(rowsByTest(project).get('loops')).toMatchObject({ outcome: 'canceled' });
     expect(existsSync(join(bundle, 'index.jsonl'))).toBe(true);
     expect(await unfinishedRuns(project.dir)).toEqual([]);
   });
