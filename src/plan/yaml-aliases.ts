@@ -6,7 +6,7 @@ import { isAlias, isCollection, isPair, type Node } from 'yaml';
  * that alias each other, would hold the command for hours; a real suite sharing assertions through anchors
  * adds a few thousand.
  */
-export const maxAliasedValues = 1_000_000;
+const maxAliasedValues = 1_000_000;
 
 /** An alias the document cannot be read with, and the node to point at. */
 export interface AliasProblem {

@@ -4,7 +4,7 @@ import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
 
 /** The url as messages may print it: without its password, wherever it was written. */
-export const printableUrl = (url: string): string => {
+const printableUrl = (url: string): string => {
   try {
     const parsed = new URL(url);
     parsed.password = '';

@@ -29,7 +29,7 @@ const backoffMs = [50, 100, 250, 500, 1000, 2000, 4000];
 const totalMs = backoffMs.reduce((a, b) => a + b, 0);
 
 /** Whether `error` says the connection to the store was lost (and a new one may work), not that a statement failed. */
-export const isConnectionLoss = (error: unknown): boolean => {
+const isConnectionLoss = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (lostCodes.has(code) || code.startsWith('08'))) return true;
