@@ -2,6 +2,10 @@ import type { Summary } from '../bundle/summary.js';
 
 const pct = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 
+/** Unknown (an unpriced model) shows as `?`, never as 0. Older summaries lack judge usage: `-`. */
+const usd = (usage: { cost_usd: number | null } | undefined): string =>
+  usage === undefined ? '-' : usage.cost_usd === null ? '?' : usage.cost_usd.toFixed(4);
+
 /** Renders rows as aligned columns: the first column left-aligned, the rest right-aligned. */
 export const table = (header: readonly string[], rows: readonly (readonly string[])[]): string => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -22,6 +26,8 @@ export const summaryTable = (s: Summary): string => {
     t.mean_score === null ? '-' : t.mean_score.toFixed(3),
     String(t.duration_ms.p50),
     String(t.usage.input_tokens + t.usage.output_tokens),
+    usd(t.usage),
+    usd(t.judge_usage),
   ]);
   const c = s.counts;
   rows.push([
@@ -34,6 +40,11 @@ export const summaryTable = (s: Summary): string => {
     '',
     String(s.duration_ms.p50),
     String(s.usage.input_tokens + s.usage.output_tokens),
+    usd(s.usage),
+    usd(s.judge_usage),
   ]);
-  return table(['target', 'cases', 'passed', 'failed', 'errors', 'pass rate', 'score', 'p50 ms', 'tokens'], rows);
+  return table(
+    ['target', 'cases', 'passed', 'failed', 'errors', 'pass rate', 'score', 'p50 ms', 'tokens', 'cost $', 'judge $'],
+    rows,
+  );
 };

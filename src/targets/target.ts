@@ -7,6 +7,19 @@ export interface TargetInput {
   vars: Record<string, unknown>;
   /** The working directory of the case (its workspace), when it has one. */
   cwd?: string;
+  /**
+   * Ask for a structured answer: a model target forces a call of this tool and returns its input as `toolInput`;
+   * a target that cannot (http, cli, echo) ignores it, and the caller reads `text` instead.
+   */
+  tool?: ToolRequest;
+}
+
+/** A tool the model must call: how judges get a grade in a fixed shape. */
+export interface ToolRequest {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's input. */
+  schema: Record<string, unknown>;
 }
 
 /** What a target returns: plain data, so it can be journaled and replayed. */
@@ -15,6 +28,10 @@ export interface TargetOutput {
   transcript: Message[];
   usage: Usage;
   durationMs: number;
+  /** The input of the forced tool call, when `tool` was asked for and the model called it. */
+  toolInput?: unknown;
+  /** The model stopped at its token limit. */
+  truncated?: boolean;
   /** Process targets: what the command printed and how it ended. */
   process?: { stdout: string; stderr: string; exitCode: number | null };
 }
@@ -29,6 +46,8 @@ export interface TargetContext {
   /** Directory of the file that declared the target (proctor.toml or the eval file). */
   baseDir: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** `judge` when the target grades another's output: its rate limit is kept apart from the target's. */
+  role?: 'target' | 'judge';
 }
 
 /** One kind of target: its config schema and a factory. `secretKeys` are config keys never written to disk. */
@@ -38,4 +57,6 @@ export interface TargetDef<C extends z.ZodType = z.ZodType> {
   create(config: z.output<C>, context: TargetContext): Target;
   /** Files and commands the config names: their content is part of every case's fingerprint. */
   references?(config: z.output<C>): ConfigReferences;
+  /** The billed model, looked up in `[pricing]`; absent for a kind that costs nothing (echo, a local command). */
+  model?(config: z.output<C>): string | undefined;
 }

@@ -1,0 +1,40 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { rateGate } from './rate-gate.js';
+import type { Target, TargetContext } from './target.js';
+
+/** The config keys every AI SDK target has. */
+export interface ModelTargetConfig {
+  base_url?: string | undefined;
+  model: string;
+  api_key?: string | undefined;
+  api_key_env: string;
+  temperature?: number | undefined;
+  max_tokens?: number | undefined;
+  system?: string | undefined;
+  timeout_s?: number | undefined;
+}
+
+/**
+ * A target over an AI SDK language model. The SDK's provider and the call plumbing are imported on the first
+ * call: a command that never calls a model (validate, results, runs) does not pay for loading them.
+ */
+export const modelTarget = (
+  kind: string,
+  cfg: ModelTargetConfig,
+  context: TargetContext,
+  load: (apiKey: string | undefined) => Promise<LanguageModelV3>,
+): Target => {
+  const apiKey = cfg.api_key ?? context.env[cfg.api_key_env];
+  const url = cfg.base_url ?? kind;
+  const gate = rateGate({ kind, url, apiKey, model: cfg.model, role: context.role ?? 'target' });
+  const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
+  const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens };
+  let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;
+  return {
+    invoke: async (input, signal) => {
+      loaded ??= Promise.all([load(apiKey), import('./model-call.js')]);
+      const [model, { generateTurn }] = await loaded;
+      return generateTurn(model, input, signal, bounds, settings);
+    },
+  };
+};
