@@ -73,7 +73,8 @@ const sumUsage = (usages: readonly (UsageRow | undefined)[]): UsageRow => {
     out.output_tokens += u.output_tokens;
     for (const k of tokenKinds) if (u[k] !== undefined) out[k] = (out[k] ?? 0) + (u[k] as number);
     // Rows written before costs could be unknown hold a number; `?? null` reads a missing one as unknown.
-    out.cost_usd = out.cost_usd === null || (u.cost_usd ?? null) === null ? null : out.cost_usd + (u.cost_usd as number);
+    out.cost_usd =
+      out.cost_usd === null || (u.cost_usd ?? null) === null ? null : out.cost_usd + (u.cost_usd as number);
   }
   return out;
 };

@@ -9,6 +9,7 @@ import { buildAssertion } from './assertion-spec.js';
 import type { Env } from './env.js';
 import { defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
+import { resolveJudges } from './judges.js';
 import { draftTests, finishTests, type StepCompiler, type TestDefaults } from './load-tests.js';
 import { labelProblem, toEvalOptions } from './options.js';
 import type { Source } from './source.js';
@@ -61,14 +62,22 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   if (doc.tests === undefined)
     tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
 
+  const targets = loadTargets(source, doc.targets, config, dir, env);
+  const options = toEvalOptions(doc.evaluate_options);
+  const judges = resolveJudges(
+    tests.flatMap((t) => t.assert),
+    options.judge ?? config.defaults.judge,
+    (label) => targets.find((t) => t.label === label) ?? config.targets[label],
+  );
   return {
     file: abs,
     path: display,
     ...(doc.description !== undefined ? { description: doc.description } : {}),
-    targets: loadTargets(source, doc.targets, config, dir, env),
+    targets,
     prompts: loadPrompts(source, doc.prompts, dir),
     tests,
-    options: toEvalOptions(doc.evaluate_options),
+    options,
+    judges,
     ...(workspace ? { workspace } : {}),
     workRoot: path.join(config.root, '.proctor', 'work'),
   };

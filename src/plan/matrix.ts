@@ -47,6 +47,11 @@ export const expandMatrix = (
   for (const spec of evals) {
     const evalDir = dirname(spec.file);
     const targetPrints = new Map(spec.targets.map((t) => [t.label, fingerprints.target(t)]));
+    // A judge's config decides grades too; only tests with a model-graded assertion carry its print.
+    const judgeEntries = Object.entries(spec.judges).sort(([a], [b]) => (a < b ? -1 : 1));
+    const judgePrint = judgeEntries.length
+      ? fingerprintOf(judgeEntries.map(([label, t]) => [label, fingerprints.target(t)]))
+      : '';
     for (const test of spec.tests) {
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       const around = aroundPrint(fingerprints, spec, test);
@@ -58,6 +63,7 @@ export const expandMatrix = (
           fingerprints.assertions(test.assert, evalDir),
           test.threshold,
           ...(around ? [around] : []),
+          ...(judgePrint && test.assert.some((a) => a.where) ? [judgePrint] : []),
         ]);
         for (const target of spec.targets) {
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);

@@ -29,8 +29,5 @@ export const priceUsage = (usage: Usage, price: Price | undefined): Usage => {
 };
 
 /** The `[pricing]` entry of a model: `KIND:MODEL` first (two providers may share a model name), then `MODEL`. */
-export const findPrice = (
-  pricing: Readonly<Record<string, Price>>,
-  kind: string,
-  model: string,
-): Price | undefined => pricing[`${kind}:${model}`] ?? pricing[model];
+export const findPrice = (pricing: Readonly<Record<string, Price>>, kind: string, model: string): Price | undefined =>
+  pricing[`${kind}:${model}`] ?? pricing[model];

@@ -1,16 +1,9 @@
 import { z } from 'zod';
 import type { Json } from '../../records.js';
+import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
-const config = z.object({
-  target: z.object({
-    label: z.string(),
-    kind: z.string(),
-    config: z.record(z.string(), z.json()),
-    baseDir: z.string(),
-  }),
-  prompt: z.string(),
-});
+const config = z.object({ target: targetRefSchema, prompt: z.string() });
 
 /** Sends the prompt to a target; keeps the reply in `outputs.<step>` and the full transcript in the journal. */
 export const prompt: StepDef<typeof config> = {
@@ -27,6 +20,7 @@ export const prompt: StepDef<typeof config> = {
       usage: { ...out.usage },
       durationMs: out.durationMs,
       target: step.target.label,
+      ...(out.truncated ? { truncated: true } : {}),
     };
     return {
       ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],

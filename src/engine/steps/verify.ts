@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
 import { scoreCase } from '../../graders/assertion.js';
 import { graderKinds } from '../../graders/registry.js';
-import type { Json } from '../../records.js';
-import { zeroUsage } from '../../records.js';
+import { addUsage, type Json, type Usage, zeroUsage } from '../../records.js';
+import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
 const config = z.object({
@@ -27,12 +27,14 @@ const config = z.object({
       config: z.record(z.string(), z.unknown()),
     }),
   ),
+  /** The judge targets of model-graded assertions, by the label their `judge` names. */
+  judges: z.record(z.string(), targetRefSchema).default({}),
 });
 
 interface PromptOutput {
   text: string;
   prompt?: string;
-  usage?: { inputTokens: number; outputTokens: number; costUsd: number };
+  usage?: Usage;
   durationMs?: number;
   target?: string;
 }
@@ -59,10 +61,17 @@ export const verify: StepDef<typeof config> = {
       durationMs: graded.durationMs ?? 0,
     };
     const results = [];
+    // Judge prompts and replies go to the step's output (the case's result.json), not into the run context.
+    const judgeCalls: Record<string, Json> = {};
+    let judgeUsage: Usage | undefined;
     for (const spec of step.assert) {
-      const assertion = ctx.services.assertion({ spec, baseDir: step.baseDir });
-      const r = await assertion.grade(input, ctx.signal);
+      const assertion = ctx.services.assertion({ spec, baseDir: step.baseDir, judges: step.judges });
+      const { judgeCalls: calls, ...r } = await assertion.grade(input, ctx.signal);
       results.push({ id: assertion.id, weight: assertion.weight, required: assertion.required, ...r });
+      if (calls) {
+        judgeCalls[assertion.id] = calls as unknown as Json;
+        for (const call of calls) judgeUsage = addUsage(judgeUsage ?? zeroUsage(), call.usage);
+      }
     }
     const { score, pass: weightedPass } = scoreCase(results, step.threshold);
     const pass =
@@ -71,10 +80,17 @@ export const verify: StepDef<typeof config> = {
         : step.aggregate === 'any_pass'
           ? results.some((r) => r.pass)
           : weightedPass;
-    const verification = { score, pass, threshold: step.threshold, aggregate: step.aggregate, results };
+    const verification = {
+      score,
+      pass,
+      threshold: step.threshold,
+      aggregate: step.aggregate,
+      results,
+      ...(judgeUsage ? { judgeUsage } : {}),
+    };
     return {
-      ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification }],
-      output: verification as unknown as Json,
+      ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification as unknown as Json }],
+      output: { ...verification, ...(judgeUsage ? { judgeCalls } : {}) } as unknown as Json,
       passed: pass,
     };
   },
