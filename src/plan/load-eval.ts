@@ -5,6 +5,7 @@ import type { StepSpec } from '../engine/task.js';
 import { InputError } from '../errors.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
+import { compileTemplate } from '../template.js';
 import { buildAssertion } from './assertion-spec.js';
 import type { Env } from './env.js';
 import { defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
@@ -17,7 +18,6 @@ import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js'
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import type { StepScope } from './task-steps.js';
-import { compileTemplate } from './template.js';
 import { compileAround, noSteps, workspaceStep } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 

@@ -1,9 +1,9 @@
 import { dirname } from 'node:path';
 import type { CaseIdentity, JsonObject } from '../records.js';
+import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
 import { caseKey, fingerprintOf } from './identity.js';
 import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
-import { renderTemplate } from './template.js';
 
 /** One cell of the matrix, ready to compile into a task. */
 export interface PlannedCase {

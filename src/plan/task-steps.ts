@@ -4,6 +4,7 @@ import type { StepDef } from '../engine/steps/step.js';
 import type { StepSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
+import { renderTemplate } from '../template.js';
 import { buildAssertion } from './assertion-spec.js';
 import { assertionConfig, judgeRefs, targetRef } from './compile-task.js';
 import type { Env } from './env.js';
@@ -15,7 +16,6 @@ import type { ProjectConfig, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import { promptStepSchema, stepCommonKeys, stepCommonSchema, verifyStepSchema } from './task-schema.js';
-import { renderTemplate } from './template.js';
 
 /** What compiling steps needs to know beyond the steps themselves. */
 export interface StepScope {
