@@ -22,7 +22,17 @@ export interface FakeModelServerOptions {
   port?: number;
   /** Keep each request's headers and body in the log (default true); a long benchmark turns it off to save memory. */
   recordPayloads?: boolean;
+  /**
+   * Decides the reply from the last user message (a judge's prompt): text, or the input of a tool call when the
+   * request offers tools. Undefined falls back to the directives.
+   */
+  respond?: (prompt: string) => FakeReply | undefined;
+  /** Answer 429 (with `retry-after-ms: 50`) to a request arriving while this many are already in flight. */
+  maxConcurrent?: number;
 }
+
+/** A scripted reply: text content, or a call of the offered tool with this input. */
+export type FakeReply = { text: string } | { toolInput: unknown };
 
 export interface FakeRequest {
   /** The last user message, directives included. */
@@ -158,7 +168,31 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
       res.end('{"id": "broken", "choices": [ this is not json');
       return;
     }
-    const content = d.reply ?? `echo: ${prompt.replace(directivePattern, '').trim()}`;
+    const scripted = options.respond?.(prompt);
+    const tool = (body.tools as { function?: { name?: string } }[] | undefined)?.[0]?.function?.name;
+    if (scripted && 'toolInput' in scripted && tool) {
+      const usage = options.usage ?? { prompt_tokens: approxTokens(prompt), completion_tokens: 10 };
+      const call = {
+        id: 'call_1',
+        type: 'function',
+        function: { name: tool, arguments: JSON.stringify(scripted.toolInput) },
+      };
+      sendJson(res, 200, {
+        id: `chatcmpl-fake-${++completionId}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'fake-model',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+      return;
+    }
+    const content =
+      scripted && 'text' in scripted
+        ? scripted.text
+        : (d.reply ?? `echo: ${prompt.replace(directivePattern, '').trim()}`);
     const usage = options.usage ?? { prompt_tokens: approxTokens(prompt), completion_tokens: approxTokens(content) };
     const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     const id = `chatcmpl-fake-${++completionId}`;
@@ -201,7 +235,9 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     const d = parseDirectives(prompt);
     const seen = perPrompt.get(prompt) ?? 0;
     perPrompt.set(prompt, seen + 1);
-    const status = d.hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
+    const overCap = options.maxConcurrent !== undefined && inFlight > options.maxConcurrent;
+    const status = d.hang ? 0 : overCap ? 429 : d.status !== undefined && seen < d.times ? d.status : 200;
+    if (overCap) d.retryAfterMs ??= '50';
     requests.push(
       recordPayloads
         ? { prompt, status, at, headers: req.headers, body }
@@ -215,7 +251,9 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
       model.now--;
     });
     if (d.hang) return; // held open until the client goes away or close() drops it
-    const delay = (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
+    const delay = overCap
+      ? 0
+      : (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
     if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
     else answer(res, body, prompt, d, status);
   };
