@@ -68,7 +68,7 @@ interface ChatRequestBody {
   [key: string]: unknown;
 }
 
-interface Directives {
+export interface Directives {
   latencyMs: number;
   status?: number;
   times: number;
@@ -81,7 +81,8 @@ interface Directives {
 
 const directivePattern = /\[\[([^\]]*)\]\]/g;
 
-const parseDirectives = (prompt: string): Directives => {
+/** The directives of a prompt (shared with the Anthropic-shaped fake). */
+export const parseDirectives = (prompt: string): Directives => {
   const d: Directives = { latencyMs: 0, times: Number.POSITIVE_INFINITY, hang: false, malformed: false };
   if (!prompt.includes('[[')) return d;
   for (const match of prompt.matchAll(directivePattern)) {
@@ -106,7 +107,7 @@ const parseDirectives = (prompt: string): Directives => {
   return d;
 };
 
-const contentText = (content: unknown): string => {
+export const contentText = (content: unknown): string => {
   if (typeof content === 'string') return content;
   // The array form: [{ type: 'text', text }]
   if (Array.isArray(content)) {
@@ -130,7 +131,7 @@ const lastUserMessage = (body: ChatRequestBody): string => {
 
 const approxTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
-const readBody = (req: IncomingMessage): Promise<string> =>
+export const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -138,7 +139,12 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     req.on('error', reject);
   });
 
-const sendJson = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
+export const sendJson = (
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void => {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
