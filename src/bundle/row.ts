@@ -23,6 +23,15 @@ export interface CaseResult {
   finishedAt: number;
   /** Bundle-relative folder of the artifacts, POSIX. */
   artifacts: string;
+  /** Set on a row that graded a stored output again: where that output came from. */
+  regrade?: RegradeSource;
+}
+
+/** The provenance of a regraded row: the bundle, run and artifacts of the output it graded. */
+export interface RegradeSource {
+  source_bundle: string;
+  source_run: string;
+  source_artifacts: string;
 }
 
 /** Usage as the bundle spells it. Optional token kinds appear only when the provider reported them. */
@@ -63,6 +72,7 @@ export interface IndexRow {
   started_at: string;
   finished_at: string;
   artifacts: string;
+  regrade?: RegradeSource;
 }
 
 export const toIndexRow = (r: CaseResult): IndexRow => ({
@@ -81,6 +91,7 @@ export const toIndexRow = (r: CaseResult): IndexRow => ({
   started_at: new Date(r.startedAt).toISOString(),
   finished_at: new Date(r.finishedAt).toISOString(),
   artifacts: r.artifacts,
+  ...(r.regrade ? { regrade: r.regrade } : {}),
 });
 
 /** A line of index.jsonl as a row, or undefined when it is not one (not JSON, or torn by a crash mid-write). */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
-import { scoreCase } from '../../graders/assertion.js';
 import { graderKinds } from '../../graders/registry.js';
-import { addUsage, type Json, type Usage, zeroUsage } from '../../records.js';
+import { type Json, type Usage, zeroUsage } from '../../records.js';
+import { gradeOutput } from '../grade.js';
 import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
@@ -60,38 +60,11 @@ export const verify: StepDef<typeof config> = {
       usage: graded.usage ?? zeroUsage(),
       durationMs: graded.durationMs ?? 0,
     };
-    const results = [];
-    // Judge prompts and replies go to the step's output (the case's result.json), not into the run context.
-    const judgeCalls: Record<string, Json> = {};
-    let judgeUsage: Usage | undefined;
-    for (const spec of step.assert) {
-      const assertion = ctx.services.assertion({ spec, baseDir: step.baseDir, judges: step.judges });
-      const { judgeCalls: calls, ...r } = await assertion.grade(input, ctx.signal);
-      results.push({ id: assertion.id, weight: assertion.weight, required: assertion.required, ...r });
-      if (calls) {
-        judgeCalls[assertion.id] = calls as unknown as Json;
-        for (const call of calls) judgeUsage = addUsage(judgeUsage ?? zeroUsage(), call.usage);
-      }
-    }
-    const { score, pass: weightedPass } = scoreCase(results, step.threshold);
-    const pass =
-      step.aggregate === 'all_pass'
-        ? results.every((r) => r.pass)
-        : step.aggregate === 'any_pass'
-          ? results.some((r) => r.pass)
-          : weightedPass;
-    const verification = {
-      score,
-      pass,
-      threshold: step.threshold,
-      aggregate: step.aggregate,
-      results,
-      ...(judgeUsage ? { judgeUsage } : {}),
-    };
+    const { verification, judgeCalls } = await gradeOutput(step, input, ctx.services, ctx.signal);
     return {
       ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification as unknown as Json }],
-      output: { ...verification, ...(judgeUsage ? { judgeCalls } : {}) } as unknown as Json,
-      passed: pass,
+      output: { ...verification, ...(verification.judgeUsage ? { judgeCalls } : {}) } as unknown as Json,
+      passed: verification.pass,
     };
   },
 };
