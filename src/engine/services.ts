@@ -59,6 +59,7 @@ export class Services {
         baseDir: ref.baseDir,
         env: this.env,
         role,
+        label: ref.label,
       });
       const price = ref.price;
       target = {

@@ -139,6 +139,7 @@ export const http: TargetDef<typeof config> = {
       url: cfg.url,
       apiKey: JSON.stringify(cfg.headers ?? {}),
       role: context.role ?? 'target',
+      label: context.label ?? 'http',
     });
     let transform: Promise<(body: unknown, ctx: object) => unknown> | undefined;
     const loadTransform = (ref: string) => {

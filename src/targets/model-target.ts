@@ -26,7 +26,14 @@ export const modelTarget = (
 ): Target => {
   const apiKey = cfg.api_key ?? context.env[cfg.api_key_env];
   const url = cfg.base_url ?? kind;
-  const gate = rateGate({ kind, url, apiKey, model: cfg.model, role: context.role ?? 'target' });
+  const gate = rateGate({
+    kind,
+    url,
+    apiKey,
+    model: cfg.model,
+    role: context.role ?? 'target',
+    label: context.label ?? kind,
+  });
   const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
   const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens };
   let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;

@@ -47,7 +47,11 @@ export class RateGate {
   private successes = 0;
   readonly history: RateEvent[] = [];
 
-  constructor(readonly settings: RateSettings) {
+  constructor(
+    readonly settings: RateSettings,
+    /** The target label the progress display names it by (the first target that used the endpoint). */
+    readonly label: string,
+  ) {
     this.limit = Math.max(settings.min, Math.min(settings.start, settings.max));
   }
 
@@ -141,7 +145,7 @@ const gates = new Map<string, RateGate>();
 
 /** The gate of one endpoint + key (+ model, + role: a judge's limit is its own), shared by the whole process. */
 export const rateGate = (
-  parts: { kind: string; url: string; apiKey?: string | undefined; model?: string; role: string },
+  parts: { kind: string; url: string; apiKey?: string | undefined; model?: string; role: string; label: string },
   settings: RateSettings = defaultRateSettings,
 ): RateGate => {
   // The key is hashed: gates outlive the call, and a key never sits in memory longer than its target.
@@ -149,8 +153,12 @@ export const rateGate = (
   const id = [parts.kind, parts.url, keyHash, parts.model ?? '', parts.role].join('|');
   let gate = gates.get(id);
   if (!gate) {
-    gate = new RateGate(settings);
+    gate = new RateGate(settings, parts.label);
     gates.set(id, gate);
   }
   return gate;
 };
+
+/** The gates of this process holding calls back after a 429 now, for the progress display. */
+export const rateLimitedNow = (): { label: string; until: number }[] =>
+  [...gates.values()].filter((g) => g.rateLimitedUntil > 0).map((g) => ({ label: g.label, until: g.rateLimitedUntil }));

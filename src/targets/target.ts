@@ -48,6 +48,8 @@ export interface TargetContext {
   env: Readonly<Record<string, string | undefined>>;
   /** `judge` when the target grades another's output: its rate limit is kept apart from the target's. */
   role?: 'target' | 'judge';
+  /** The label it is declared under, for messages and the progress display. */
+  label?: string;
 }
 
 /** One kind of target: its config schema and a factory. `secretKeys` are config keys never written to disk. */

@@ -36,12 +36,19 @@ describe('adaptive rate limit (AIMD)', () => {
       }
     };
     await Promise.all(Array.from({ length: 50 }, worker));
-    const gate = rateGate({ kind: 'openai', url: server.url, apiKey: 'k1', model: 'm1', role: 'target' });
+    const gate = rateGate({ kind: 'openai', url: server.url, apiKey: 'k1', model: 'm1', role: 'target', label: 'x' });
     expect(gate.limit).toBeGreaterThanOrEqual(3);
     expect(gate.limit).toBeLessThanOrEqual(6);
     expect(gate.history.some((e) => e.reason === 'rate_limit')).toBe(true);
     // The judge's gate is untouched by the target's 429s.
-    const judgeGate = rateGate({ kind: 'openai', url: server.url, apiKey: 'k1', model: 'm1', role: 'judge' });
+    const judgeGate = rateGate({
+      kind: 'openai',
+      url: server.url,
+      apiKey: 'k1',
+      model: 'm1',
+      role: 'judge',
+      label: 'x',
+    });
     expect(judgeGate).not.toBe(gate);
     expect(judgeGate.history).toEqual([]);
     await judge.invoke({ prompt: 'j', vars: {} }, new AbortController().signal);
@@ -71,4 +78,23 @@ tests: file://cases.jsonl
       p.remove();
     }
   }, 150_000);
+
+  it('a 429 with Retry-After holds the case without spending a retry, and the progress line says until when', async () => {
+    server.reset();
+    const p = tempProject({
+      'wait.eval.yaml': `
+targets: [{ label: slowapi, kind: openai, base_url: "${server.url}", model: m3, api_key: k3 }]
+prompts: ["wait [[status:429 retry-after:3 times:1]]"]
+evaluate_options: { retries: 0 }
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'wait.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/rate-limited by slowapi, resuming in \d/);
+      expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
+    } finally {
+      p.remove();
+    }
+  }, 30_000);
 });
