@@ -15,6 +15,12 @@ describe('registry', () => {
       'json-schema',
       'javascript',
       'script',
+      'llm-rubric',
+      'model-graded-closedqa',
+      'factuality',
+      'g-eval',
+      'cost',
+      'latency',
     ]);
     for (const kind of graderKinds) {
       expect(kind).toMatch(/^[a-z]+(-[a-z]+)*$/);

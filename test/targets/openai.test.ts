@@ -52,7 +52,8 @@ describe('openai target', () => {
     const target = makeTarget(server.url, { system: 'be brief', temperature: 0.2, max_tokens: 50 });
     const out = await target.invoke({ prompt: 'hello there', vars: {} }, never());
     expect(out.text).toBe('echo: hello there');
-    expect(out.usage).toEqual({ inputTokens: 11, outputTokens: 7, costUsd: 0 });
+    // No price is known inside the target: the cost is unknown (null) until [pricing] gives one.
+    expect(out.usage).toMatchObject({ inputTokens: 11, outputTokens: 7, costUsd: null });
     expect(out.transcript).toEqual([
       { role: 'system', content: 'be brief' },
       { role: 'user', content: 'hello there' },
@@ -103,22 +104,25 @@ describe('openai target', () => {
     expect((await target.invoke({ prompt, vars: {} }, never())).text).toBe('echo: b');
   });
 
-  it('classifies 429 as rate_limited with Retry-After seconds', async () => {
-    const error = await proctorError(
-      makeTarget(server.url).invoke({ prompt: 'c [[status:429 retry-after:2 times:1]]', vars: {} }, never()),
+  it('waits out a 429 for its Retry-After seconds inside the call (no retry of the case spent)', async () => {
+    const started = Date.now();
+    const out = await makeTarget(server.url, { model: 'rl-c' }).invoke(
+      { prompt: 'c [[status:429 retry-after:2 times:1]]', vars: {} },
+      never(),
     );
-    expect(error.kind).toBe('rate_limited');
-    expect(error.detail.retryAfterMs).toBe(2000);
+    expect(out.text).toBe('echo: c');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
   });
 
   it('prefers retry-after-ms', async () => {
-    const error = await proctorError(
-      makeTarget(server.url).invoke(
-        { prompt: 'd [[status:429 retry-after-ms:1500 retry-after:9]]', vars: {} },
-        never(),
-      ),
+    const started = Date.now();
+    await makeTarget(server.url, { model: 'rl-d' }).invoke(
+      { prompt: 'd [[status:429 retry-after-ms:1500 retry-after:9 times:1]]', vars: {} },
+      never(),
     );
-    expect(error.detail.retryAfterMs).toBe(1500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(Date.now() - started).toBeLessThan(9000);
   });
 
   it('classifies another 4xx as internal, not retryable', async () => {
