@@ -63,6 +63,7 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
       config: {
         target: targetRef(c.target),
         prompt: c.prompt,
+        ...(c.messages ? { messages: c.messages as unknown as JsonObject[] } : {}),
       },
     },
     {

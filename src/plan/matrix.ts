@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { CaseIdentity, JsonObject } from '../records.js';
+import type { CaseIdentity, JsonObject, Message } from '../records.js';
 import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
 import { caseKey, fingerprintOf } from './identity.js';
@@ -10,8 +10,10 @@ export interface PlannedCase {
   identity: CaseIdentity;
   key: string;
   fingerprint: string;
-  /** The rendered prompt. */
+  /** The rendered prompt (a chat prompt's last user message). */
   prompt: string;
+  /** A chat prompt's messages, rendered. */
+  messages?: Message[];
   vars: JsonObject;
   target: TargetSpec;
   test: TestSpec;
@@ -57,8 +59,12 @@ export const expandMatrix = (
       const around = aroundPrint(fingerprints, spec, test);
       for (const promptSpec of spec.prompts) {
         const prompt = renderTemplate(promptSpec.text, test.vars);
+        const messages = promptSpec.messages?.map((m) => ({
+          role: m.role,
+          content: renderTemplate(m.content, test.vars),
+        }));
         const promptPrint = fingerprintOf([
-          prompt,
+          messages ?? prompt,
           test.vars,
           fingerprints.assertions(test.assert, evalDir),
           test.threshold,
@@ -74,6 +80,7 @@ export const expandMatrix = (
               key: caseKey(identity),
               fingerprint,
               prompt,
+              ...(messages ? { messages } : {}),
               vars: test.vars,
               target,
               test,

@@ -1,6 +1,6 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
-import type { ConfigReferences, JsonObject } from '../records.js';
+import type { ConfigReferences, JsonObject, Message } from '../records.js';
 import type { RunnerConfig } from '../runners/open.js';
 import type { StoreConfig } from '../store/open.js';
 import type { Price } from '../targets/cost.js';
@@ -43,7 +43,10 @@ export interface EvalOptions {
 
 export interface PromptSpec {
   id: string;
+  /** The prompt template; for a chat prompt, its last user message. */
   text: string;
+  /** A chat-format prompt's messages (templates), when it is one. */
+  messages?: Message[];
 }
 
 /** One assertion: `type` without its `not-` prefix; `config` is the kind's own keys, already validated. */

@@ -71,13 +71,20 @@ const encodeStrings = (value: unknown): unknown => {
   return value;
 };
 
+/** What a body template sees: the prompt, the vars, and the chat messages (a one-message chat for a plain prompt). */
+const scopeOf = (input: TargetInput): Record<string, unknown> => ({
+  prompt: input.prompt,
+  vars: input.vars,
+  messages: input.messages ?? [{ role: 'user', content: input.prompt }],
+});
+
 const bodyRenderer = (body: Config['body']): Render | undefined => {
   if (body === undefined) return undefined;
   if (typeof body === 'string') {
     const template = compileTemplate(body);
-    return (input) => template({ prompt: input.prompt, vars: input.vars });
+    return (input) => template(scopeOf(input));
   }
-  return (input) => JSON.stringify(renderJson(body, { prompt: input.prompt, vars: input.vars }));
+  return (input) => JSON.stringify(renderJson(body, scopeOf(input)));
 };
 
 /** The status of a response as an error kind, or undefined when it is a success. */

@@ -1,7 +1,12 @@
 // The plumbing every model target shares: abort and timeout on one signal, the rate gate, error kinds, usage.
-import type { LanguageModelV3, LanguageModelV3Prompt, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
 import { CanceledError } from '../errors.js';
-import type { Usage } from '../records.js';
+import type { Message, Usage } from '../records.js';
 import { classifyModelError } from './model-errors.js';
 import type { RateGate } from './rate-gate.js';
 import type { TargetInput, TargetOutput } from './target.js';
@@ -63,6 +68,13 @@ const toUsage = (u: LanguageModelV3Usage): Usage => {
   return usage;
 };
 
+const toModelMessage = (m: Message): LanguageModelV3Message =>
+  m.role === 'system'
+    ? { role: 'system', content: m.content }
+    : m.role === 'assistant'
+      ? { role: 'assistant', content: [{ type: 'text', text: m.content }] }
+      : { role: 'user', content: [{ type: 'text', text: m.content }] };
+
 export interface ModelSettings {
   system?: string | undefined;
   temperature?: number | undefined;
@@ -81,9 +93,10 @@ export const generateTurn = async (
   settings: ModelSettings,
 ): Promise<TargetOutput> => {
   const started = performance.now();
+  const turns = input.messages ?? [{ role: 'user', content: input.prompt }];
   const prompt: LanguageModelV3Prompt = [
     ...(settings.system === undefined ? [] : [{ role: 'system' as const, content: settings.system }]),
-    { role: 'user', content: [{ type: 'text', text: input.prompt }] },
+    ...turns.map(toModelMessage),
   ];
   const tool = input.tool;
   const result = await boundedCall(signal, bounds, (abortSignal) =>
@@ -115,7 +128,13 @@ export const generateTurn = async (
   const shown = toolInput === undefined ? text : JSON.stringify(toolInput);
   return {
     text,
-    transcript: singleTurn(input.prompt, shown, settings.system),
+    transcript: input.messages
+      ? [
+          ...(settings.system === undefined ? [] : [{ role: 'system' as const, content: settings.system }]),
+          ...input.messages,
+          { role: 'assistant', content: shown },
+        ]
+      : singleTurn(input.prompt, shown, settings.system),
     usage: toUsage(result.usage),
     durationMs: performance.now() - started,
     ...(toolInput === undefined ? {} : { toolInput }),

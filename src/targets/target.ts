@@ -4,6 +4,8 @@ import type { ConfigReferences, Message, Usage } from '../records.js';
 /** What the engine hands a target for one invocation. */
 export interface TargetInput {
   prompt: string;
+  /** A chat-format prompt: the whole conversation to send (`prompt` is its last user message). */
+  messages?: Message[];
   vars: Record<string, unknown>;
   /** The working directory of the case (its workspace), when it has one. */
   cwd?: string;

@@ -103,7 +103,7 @@ describe('http target', () => {
   it('hands the response to a file:// transform', async () => {
     const p = tempProject({
       'pick.mjs':
-        'export const pick = (body, ctx) => ({ output: `${body.toUpperCase()} for ${ctx.vars.who}`, usage: { input: 1, output: 2 } });\n',
+        "export const pick = (body, ctx) => ({ output: body.toUpperCase() + ' for ' + ctx.vars.who, usage: { input: 1, output: 2 } });\n",
     });
     try {
       const out = await makeTarget(
