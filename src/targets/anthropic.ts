@@ -1,22 +1,14 @@
 import { z } from 'zod';
-import { modelTarget } from './model-target.js';
+import { endpointUrl, modelTarget, modelTargetKeys } from './model-target.js';
 import type { TargetDef } from './target.js';
 
 const config = z.strictObject({
-  model: z.string().min(1),
-  base_url: z
-    .string()
-    .refine((s) => s.includes('${') || URL.canParse(s), 'must be a URL like https://api.anthropic.com/v1')
-    .optional(),
-  /** `${VAR}` is resolved in the executing process; never written to disk (see secretKeys). */
-  api_key: z.string().optional(),
+  ...modelTargetKeys,
+  base_url: endpointUrl('https://api.anthropic.com/v1').optional(),
   api_key_env: z.string().min(1).default('ANTHROPIC_API_KEY'),
   temperature: z.number().min(0).max(1).optional(),
   // The Messages API requires a limit.
   max_tokens: z.number().int().positive().default(4096),
-  headers: z.record(z.string(), z.string()).optional(),
-  system: z.string().optional(),
-  timeout_s: z.number().positive().optional(),
 });
 
 /** Anthropic's Messages API through the AI SDK's Anthropic provider. */

@@ -1,6 +1,21 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { z } from 'zod';
 import { rateGate } from './rate-gate.js';
 import type { Target, TargetContext } from './target.js';
+
+/** Config keys every AI SDK target shares, spelled once. */
+export const modelTargetKeys = {
+  model: z.string().min(1),
+  /** `${VAR}` is resolved in the executing process, not by the plan; never written to disk (see secretKeys). */
+  api_key: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  system: z.string().optional(),
+  timeout_s: z.number().positive().optional(),
+};
+
+/** An endpoint URL; an unresolved `${VAR}` passes: the plan validates before a worker's secrets are known. */
+export const endpointUrl = (example: string) =>
+  z.string().refine((s) => s.includes('${') || URL.canParse(s), `must be a URL like ${example}`);
 
 /** The config keys every AI SDK target has. */
 export interface ModelTargetConfig {

@@ -1,20 +1,14 @@
 import { z } from 'zod';
-import { modelTarget } from './model-target.js';
+import { endpointUrl, modelTarget, modelTargetKeys } from './model-target.js';
 import type { TargetDef } from './target.js';
 
 const config = z.strictObject({
-  // An unresolved `${VAR}` must pass: the plan validates before interpolating secrets that only a worker has.
-  base_url: z.string().refine((s) => s.includes('${') || URL.canParse(s), 'must be a URL like http://host:port/v1'),
-  model: z.string().min(1),
-  /** `${VAR}` is resolved in the executing process, not by the plan; never written to disk (see secretKeys). */
-  api_key: z.string().optional(),
+  ...modelTargetKeys,
+  base_url: endpointUrl('http://host:port/v1'),
   /** Env var to read the key from when api_key is absent. */
   api_key_env: z.string().min(1).default('OPENAI_API_KEY'),
   temperature: z.number().min(0).optional(),
   max_tokens: z.number().int().positive().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  system: z.string().optional(),
-  timeout_s: z.number().positive().optional(),
 });
 
 /** Any OpenAI-compatible chat endpoint, through the AI SDK's provider (`doGenerate` of its language model). */

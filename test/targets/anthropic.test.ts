@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProctorError } from '../../src/errors.js';
 import { anthropic } from '../../src/targets/anthropic.js';
 import { priceUsage } from '../../src/targets/cost.js';
 import type { Target } from '../../src/targets/target.js';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { proctorError } from '../support/rejection.js';
 
 const never = (): AbortSignal => new AbortController().signal;
 
@@ -23,15 +23,6 @@ const makeTarget = (extra: Record<string, unknown> = {}): Target =>
     anthropic.config.parse({ base_url: server.url, model: 'claude-fake', api_key: 'sk-ant-test', ...extra }),
     { baseDir: process.cwd(), env: {} },
   );
-
-const failure = async (promise: Promise<unknown>): Promise<ProctorError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProctorError);
-  return error as ProctorError;
-};
 
 describe('anthropic target', () => {
   it('sends system, temperature, max_tokens and the key; maps cache read/write usage and prices it', async () => {
@@ -72,10 +63,10 @@ describe('anthropic target', () => {
   });
 
   it('classifies 529 as a retryable http_5xx and 400 as not retryable', async () => {
-    const overloaded = await failure(makeTarget().invoke({ prompt: 'x [[status:529]]', vars: {} }, never()));
+    const overloaded = await proctorError(makeTarget().invoke({ prompt: 'x [[status:529]]', vars: {} }, never()));
     expect(overloaded.kind).toBe('http_5xx');
     expect(overloaded.retryable).toBe(true);
-    const bad = await failure(makeTarget().invoke({ prompt: 'x [[status:400]]', vars: {} }, never()));
+    const bad = await proctorError(makeTarget().invoke({ prompt: 'x [[status:400]]', vars: {} }, never()));
     expect(bad.retryable).toBe(false);
   });
 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProctorError } from '../../src/errors.js';
 import { http } from '../../src/targets/http.js';
 import type { Target } from '../../src/targets/target.js';
 import { type FakeHttpServer, startFakeHttpServer } from '../support/fake-http-server.js';
 import { sendJson } from '../support/fake-model-server.js';
 import { tempProject } from '../support/project.js';
+import { proctorError } from '../support/rejection.js';
 
 const never = (): AbortSignal => new AbortController().signal;
 
@@ -41,15 +41,6 @@ afterAll(async () => {
 const makeTarget = (cfg: Record<string, unknown>, baseDir = process.cwd()): Target =>
   http.create(http.config.parse(cfg), { baseDir, env: {} });
 
-const failure = async (promise: Promise<unknown>): Promise<ProctorError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProctorError);
-  return error as ProctorError;
-};
-
 describe('http target', () => {
   it('templates URL (encoded), headers and body; picks output and usage with selectors', async () => {
     const target = makeTarget({
@@ -78,20 +69,20 @@ describe('http target', () => {
   });
 
   it('classifies 503 with Retry-After, a timeout, an oversize body and a missing selector', async () => {
-    const unavailable = await failure(
+    const unavailable = await proctorError(
       makeTarget({ url: `${server.url}/busy` }).invoke({ prompt: 'x', vars: {} }, never()),
     );
     expect(unavailable.kind).toBe('http_5xx');
     expect(unavailable.detail.retryAfterMs).toBe(2000);
-    const slow = await failure(
+    const slow = await proctorError(
       makeTarget({ url: `${server.url}/slow`, timeout_s: 0.2 }).invoke({ prompt: 'x', vars: {} }, never()),
     );
     expect(slow.kind).toBe('timeout');
-    const big = await failure(
+    const big = await proctorError(
       makeTarget({ url: `${server.url}/big`, max_response_bytes: 1000 }).invoke({ prompt: 'x', vars: {} }, never()),
     );
     expect(big.kind).toBe('malformed_output');
-    const missing = await failure(
+    const missing = await proctorError(
       makeTarget({ url: `${server.url}/big`, response: { output: '$.nope' } }).invoke(
         { prompt: 'x', vars: {} },
         never(),

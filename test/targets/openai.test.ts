@@ -1,10 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: a literal ${VAR} reference is under test.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CanceledError, ProctorError } from '../../src/errors.js';
+import { CanceledError } from '../../src/errors.js';
 import { openai } from '../../src/targets/openai.js';
 import type { Target } from '../../src/targets/target.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { proctorError, rejection } from '../support/rejection.js';
 
 const context = { baseDir: process.cwd(), env: {} };
 // A fresh signal per call, as the engine gives each case its own.
@@ -12,21 +13,6 @@ const never = (): AbortSignal => new AbortController().signal;
 
 const makeTarget = (url: string, extra: Record<string, unknown> = {}): Target =>
   openai.create(openai.config.parse({ base_url: url, model: 'fake-model', api_key: 'sk-test', ...extra }), context);
-
-const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-};
-
-const proctorError = async (promise: Promise<unknown>): Promise<ProctorError> => {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(ProctorError);
-  return error as ProctorError;
-};
 
 /** A port nothing listens on: bind one, then let it go. */
 const closedPort = async (): Promise<number> => {
