@@ -82,6 +82,10 @@ const sumUsage = (usages: readonly (UsageRow | undefined)[]): UsageRow => {
 const targetUsage = (rows: readonly IndexRow[]): UsageRow => sumUsage(rows.map((r) => r.usage));
 const judgeUsage = (rows: readonly IndexRow[]): UsageRow => sumUsage(rows.map((r) => r.usage.judge));
 
+/** A spend for people: `?` when unknown (an unpriced model), never 0; `-` when a summary predates it. */
+export const formatUsd = (usage: { cost_usd: number | null } | undefined): string =>
+  usage === undefined ? '-' : usage.cost_usd === null ? '?' : usage.cost_usd.toFixed(4);
+
 /** What a pass over index.jsonl keeps: the latest row per key, and enough to tell a mixed bundle. */
 export interface IndexDigest {
   latest: Map<string, IndexRow>;

@@ -1,10 +1,6 @@
-import type { Summary } from '../bundle/summary.js';
+import { formatUsd, type Summary } from '../bundle/summary.js';
 
 const pct = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
-
-/** Unknown (an unpriced model) shows as `?`, never as 0. Older summaries lack judge usage: `-`. */
-const usd = (usage: { cost_usd: number | null } | undefined): string =>
-  usage === undefined ? '-' : usage.cost_usd === null ? '?' : usage.cost_usd.toFixed(4);
 
 /** Renders rows as aligned columns: the first column left-aligned, the rest right-aligned. */
 export const table = (header: readonly string[], rows: readonly (readonly string[])[]): string => {
@@ -26,8 +22,8 @@ export const summaryTable = (s: Summary): string => {
     t.mean_score === null ? '-' : t.mean_score.toFixed(3),
     String(t.duration_ms.p50),
     String(t.usage.input_tokens + t.usage.output_tokens),
-    usd(t.usage),
-    usd(t.judge_usage),
+    formatUsd(t.usage),
+    formatUsd(t.judge_usage),
   ]);
   const c = s.counts;
   rows.push([
@@ -40,8 +36,8 @@ export const summaryTable = (s: Summary): string => {
     '',
     String(s.duration_ms.p50),
     String(s.usage.input_tokens + s.usage.output_tokens),
-    usd(s.usage),
-    usd(s.judge_usage),
+    formatUsd(s.usage),
+    formatUsd(s.judge_usage),
   ]);
   return table(
     ['target', 'cases', 'passed', 'failed', 'errors', 'pass rate', 'score', 'p50 ms', 'tokens', 'cost $', 'judge $'],

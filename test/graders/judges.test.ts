@@ -157,6 +157,14 @@ tests:
       expect(run.stdout).toMatch(/judge \$/);
       expect(run.stdout).toContain('0.0007');
       expect(run.stderr).not.toContain('no price');
+      // Exports keep the two spends apart too.
+      const bundle = onlyBundle(p);
+      const exported = await runCli(['results', 'export', bundle, '--format', 'jsonl'], { cwd: p.dir });
+      const line = JSON.parse(exported.stdout) as IndexRow;
+      expect(line.usage.judge?.cost_usd).toBeCloseTo(0.00036, 12);
+      const page = await runCli(['results', 'export', bundle, '--format', 'html'], { cwd: p.dir });
+      expect(page.stdout).toContain('<th>judge $</th>');
+      expect(page.stdout).toContain('<td>0.0007</td><td>0.0004</td>');
     } finally {
       p.remove();
     }
