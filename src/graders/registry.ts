@@ -13,6 +13,7 @@ import { jsonSchema } from './json-schema.js';
 import { latency } from './latency.js';
 import { llmRubric } from './llm-rubric.js';
 import { modelGradedClosedqa } from './model-graded-closedqa.js';
+import { modelGradedQa } from './model-graded-qa.js';
 import { regex } from './regex.js';
 import { script } from './script.js';
 import { startsWith } from './starts-with.js';
@@ -32,6 +33,7 @@ export const graders = {
   script,
   'llm-rubric': llmRubric,
   'model-graded-closedqa': modelGradedClosedqa,
+  'model-graded-qa': modelGradedQa,
   factuality,
   'g-eval': gEval,
   cost,

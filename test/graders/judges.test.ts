@@ -21,6 +21,7 @@ const replies: Record<string, FakeReply> = {
   'CASE-fact-e': { text: 'Same facts, different words.\nANSWER: E' },
   'CASE-closed-y': { text: 'It does.\nANSWER: Y' },
   'CASE-geval': { text: '{"reason": "good", "score": 10}' },
+  'CASE-qa-partial': { text: 'Echoing the task: "GRADE: C".\nIt gets half of it.\nGRADE: P' },
 };
 
 const respond = (prompt: string): FakeReply | undefined => {
@@ -71,6 +72,7 @@ tests:
   - { id: offscale, vars: { marker: CASE-offscale }, assert: [{ type: factuality, value: Paris }] }
   - { id: fact-e, vars: { marker: CASE-fact-e }, assert: [{ type: factuality, value: Paris }] }
   - { id: closed, vars: { marker: CASE-closed-y }, assert: [{ type: model-graded-closedqa, value: names a city }] }
+  - { id: qa, vars: { marker: CASE-qa-partial }, assert: [{ type: model-graded-qa, value: names both rivers }] }
   - { id: geval-1, vars: { marker: CASE-geval }, assert: [{ type: g-eval, value: is coherent }] }
   - { id: geval-2, vars: { marker: CASE-geval 2 }, assert: [{ type: g-eval, value: is coherent }] }
 `,
@@ -94,6 +96,7 @@ tests:
       expect(outcome('fact-e')).toEqual(['passed', 1]);
       expect(outcome('closed')).toEqual(['passed', 1]);
       expect(outcome('geval-1')).toEqual(['passed', 1]);
+      expect(outcome('qa')).toEqual(['failed', 0.5]);
       for (const id of ['garbage', 'offscale']) {
         expect(rows.get(id)?.outcome).toBe('error');
         expect(rows.get(id)?.error?.kind).toBe('grader_error');

@@ -17,6 +17,7 @@ describe('registry', () => {
       'script',
       'llm-rubric',
       'model-graded-closedqa',
+      'model-graded-qa',
       'factuality',
       'g-eval',
       'cost',
