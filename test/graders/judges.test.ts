@@ -198,4 +198,30 @@ tests:
       p.remove();
     }
   });
+
+  it('uses the target under test as its own judge only when told `judge: self`, and refuses an unknown judge', async () => {
+    const p = tempProject({
+      'self.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${judge.url}", model: self-model, api_key: sk-s }]
+prompts: ["CASE-json"]
+tests: [{ threshold: 0.5, assert: [{ type: llm-rubric, value: is polite, judge: self }] }]
+`,
+      'unknown.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["hi"]
+tests: [{ assert: [{ type: factuality, value: x, judge: nobody }] }]
+`,
+    });
+    try {
+      const before = judge.requests.filter((r) => r.body.model === 'self-model').length;
+      const run = await runCli(['eval', 'run', 'self.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      // One call as the target, one as its own judge.
+      expect(judge.requests.filter((r) => r.body.model === 'self-model').length - before).toBe(2);
+      const unknown = await runCli(['eval', 'run', 'unknown.eval.yaml'], { cwd: p.dir });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('unknown.eval.yaml:3:');
+      expect(unknown.stderr).toContain('judge "nobody" is not a target');
+    } finally {
+      p.remove();
+    }
+  });
 });
