@@ -62,11 +62,20 @@ export class Services {
         label: ref.label,
       });
       const price = ref.price;
+      const embed = inner.embed?.bind(inner);
       target = {
         invoke: async (input, signal) => {
           const out = await inner.invoke(input, signal);
           return { ...out, usage: priceUsage(out.usage, price) };
         },
+        ...(embed
+          ? {
+              embed: async (texts: string[], signal: AbortSignal) => {
+                const out = await embed(texts, signal);
+                return { ...out, usage: priceUsage(out.usage, price) };
+              },
+            }
+          : {}),
       };
       this.targetCache.set(cacheKey, target);
     }

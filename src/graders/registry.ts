@@ -16,6 +16,7 @@ import { modelGradedClosedqa } from './model-graded-closedqa.js';
 import { modelGradedQa } from './model-graded-qa.js';
 import { regex } from './regex.js';
 import { script } from './script.js';
+import { similar } from './similar.js';
 import { startsWith } from './starts-with.js';
 
 /** Every grader kind, spelled once: the kind union, the YAML schema and `--help` derive from this object. */
@@ -36,6 +37,7 @@ export const graders = {
   'model-graded-qa': modelGradedQa,
   factuality,
   'g-eval': gEval,
+  similar,
   cost,
   latency,
 } satisfies Record<string, GraderDef>;

@@ -1,5 +1,6 @@
 // The plumbing every model target shares: abort and timeout on one signal, the rate gate, error kinds, usage.
 import type {
+  EmbeddingModelV3,
   LanguageModelV3,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
@@ -9,7 +10,7 @@ import { CanceledError } from '../errors.js';
 import type { Message, Usage } from '../records.js';
 import { classifyModelError } from './model-errors.js';
 import type { RateGate } from './rate-gate.js';
-import type { TargetInput, TargetOutput } from './target.js';
+import type { Embeddings, TargetInput, TargetOutput } from './target.js';
 import { singleTurn } from './transcript.js';
 
 export interface CallBounds {
@@ -139,5 +140,21 @@ export const generateTurn = async (
     durationMs: performance.now() - started,
     ...(toolInput === undefined ? {} : { toolInput }),
     ...(result.finishReason.unified === 'length' ? { truncated: true } : {}),
+  };
+};
+
+/** Embeddings of `texts` through an AI SDK embedding model, inside the same gate and bounds as a turn. */
+export const embedTexts = async (
+  model: EmbeddingModelV3,
+  texts: string[],
+  signal: AbortSignal,
+  bounds: CallBounds,
+): Promise<Embeddings> => {
+  const started = performance.now();
+  const result = await boundedCall(signal, bounds, (abortSignal) => model.doEmbed({ values: texts, abortSignal }));
+  return {
+    vectors: result.embeddings,
+    usage: { inputTokens: result.usage?.tokens ?? 0, outputTokens: 0, costUsd: null },
+    durationMs: performance.now() - started,
   };
 };

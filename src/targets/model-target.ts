@@ -1,4 +1,4 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { rateGate } from './rate-gate.js';
 import type { Target, TargetContext } from './target.js';
@@ -38,6 +38,8 @@ export const modelTarget = (
   cfg: ModelTargetConfig,
   context: TargetContext,
   load: (apiKey: string | undefined) => Promise<LanguageModelV3>,
+  /** The same endpoint's embedding model, for a kind that has one. */
+  loadEmbedding?: (apiKey: string | undefined) => Promise<EmbeddingModelV3>,
 ): Target => {
   const apiKey = cfg.api_key ?? context.env[cfg.api_key_env];
   const url = cfg.base_url ?? kind;
@@ -52,11 +54,19 @@ export const modelTarget = (
   const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
   const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens };
   let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;
-  return {
+  const target: Target = {
     invoke: async (input, signal) => {
       loaded ??= Promise.all([load(apiKey), import('./model-call.js')]);
       const [model, { generateTurn }] = await loaded;
       return generateTurn(model, input, signal, bounds, settings);
     },
   };
+  if (!loadEmbedding) return target;
+  let embedder: Promise<[EmbeddingModelV3, typeof import('./model-call.js')]> | undefined;
+  target.embed = async (texts, signal) => {
+    embedder ??= Promise.all([loadEmbedding(apiKey), import('./model-call.js')]);
+    const [model, { embedTexts }] = await embedder;
+    return embedTexts(model, texts, signal, bounds);
+  };
+  return target;
 };

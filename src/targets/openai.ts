@@ -16,11 +16,11 @@ export const openai: TargetDef<typeof config> = {
   config,
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
-  create: (cfg, context) =>
-    modelTarget('openai', cfg, context, async (apiKey) => {
+  create: (cfg, context) => {
+    const provider = async (apiKey: string | undefined) => {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const { httpFetch } = await import('./http-fetch.js');
-      const provider = createOpenAICompatible({
+      return createOpenAICompatible({
         name: 'proctor',
         baseURL: cfg.base_url,
         // A local endpoint (vLLM, Ollama) often needs no key, so a missing one is not an error here.
@@ -29,6 +29,14 @@ export const openai: TargetDef<typeof config> = {
         includeUsage: true,
         fetch: httpFetch,
       });
-      return provider.chatModel(cfg.model);
-    }),
+    };
+    // `model` names the embedding model too when the target is used for embeddings (the `similar` grader).
+    return modelTarget(
+      'openai',
+      cfg,
+      context,
+      async (apiKey) => (await provider(apiKey)).chatModel(cfg.model),
+      async (apiKey) => (await provider(apiKey)).embeddingModel(cfg.model),
+    );
+  },
 };

@@ -41,6 +41,15 @@ export interface TargetOutput {
 /** The system under test. Errors leave it as ProctorError with a kind (timeout, rate_limited, …). */
 export interface Target {
   invoke(input: TargetInput, signal: AbortSignal): Promise<TargetOutput>;
+  /** Embeddings of `texts`, in order: only targets with an embedding endpoint (openai) have it. */
+  embed?(texts: string[], signal: AbortSignal): Promise<Embeddings>;
+}
+
+/** What an embedding call returns. */
+export interface Embeddings {
+  vectors: number[][];
+  usage: Usage;
+  durationMs: number;
 }
 
 /** Where a target's relative paths and `${ENV}` references resolve. */

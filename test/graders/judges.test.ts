@@ -173,6 +173,38 @@ tests:
     }
   }, 60_000);
 
+  it('`similar` compares embeddings from the judge endpoint, and a judge without one is a grader_error', async () => {
+    const p = tempProject({
+      'proctor.toml': toml(`
+[targets.embedder]
+kind = "openai"
+base_url = "${judge.url}"
+model = "embed-model"
+api_key = "sk-e"
+`),
+      'similar.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["{{ text }}"]
+tests:
+  - { id: same, vars: { text: "the cat sat on the mat" }, assert: [{ type: similar, value: "the mat the cat sat on", judge: embedder }] }
+  - { id: other, vars: { text: "zzz qqq xxx" }, assert: [{ type: similar, value: "the cat sat on the mat", judge: embedder }] }
+  - { id: nope, vars: { text: "a" }, assert: [{ type: similar, value: "a", judge: echoer }] }
+  - { id: inline, vars: { text: "b" }, assert: [{ type: contains, value: b }] }
+`,
+    });
+    p.write('proctor.toml', `${p.read('proctor.toml')}\n[targets.echoer]\nkind = "echo"\n`);
+    try {
+      const run = await runCli(['eval', 'run', 'similar.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
+      expect(run.code).toBe(1);
+      const rows = rowsByTest(onlyBundle(p));
+      expect(rows.get('same')).toMatchObject({ outcome: 'passed', score: 1 });
+      expect(rows.get('other')?.outcome).toBe('failed');
+      expect(rows.get('nope')?.error?.kind).toBe('grader_error');
+      expect(rows.get('same')?.usage.judge?.input_tokens).toBe(16);
+    } finally {
+      p.remove();
+    }
+  });
+
   it('refuses a model-graded assertion with no judge configured, at its position, before running anything', async () => {
     const p = tempProject({
       'nojudge.eval.yaml': `targets: [{ kind: echo }]

@@ -20,6 +20,7 @@ describe('registry', () => {
       'model-graded-qa',
       'factuality',
       'g-eval',
+      'similar',
       'cost',
       'latency',
     ]);

@@ -8,6 +8,7 @@
 //   [[hang]]                                     never answer; the client has to abort
 //   [[malformed]]                                200 with a body that is not JSON
 //   [[reply:some text]]                          the assistant's content (default `echo: <prompt>`)
+// POST /embeddings answers with letter-count vectors (see letterCounts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -129,6 +130,16 @@ const lastUserMessage = (body: ChatRequestBody): string => {
   return '';
 };
 
+/** A stand-in embedding: how often each letter a–z occurs, so texts with the same words are similar. */
+const letterCounts = (text: string): number[] => {
+  const counts = new Array<number>(26).fill(0);
+  for (const ch of text.toLowerCase()) {
+    const i = ch.charCodeAt(0) - 97;
+    if (i >= 0 && i < 26) counts[i] = (counts[i] as number) + 1;
+  }
+  return counts;
+};
+
 const approxTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
 export const readBody = (req: IncomingMessage): Promise<string> =>
@@ -226,6 +237,16 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const at = Date.now();
     const raw = await readBody(req);
+    if (req.method === 'POST' && req.url?.endsWith('/embeddings')) {
+      const input = (JSON.parse(raw) as { input: string[]; model?: string }).input;
+      requests.push({ prompt: input.join('\n'), status: 200, at, headers: req.headers, body: { model: 'embeddings' } });
+      sendJson(res, 200, {
+        object: 'list',
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: letterCounts(text) })),
+        usage: { prompt_tokens: input.length * 8, total_tokens: input.length * 8 },
+      });
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
       return;
