@@ -52,8 +52,7 @@ const storedOutput = (dir: string, row: IndexRow): RegradeItem['output'] | undef
 };
 
 /** `--assert FILE`: a YAML list of assertions, each checked at its own position. */
-const assertFile = (file: string, config: ProjectConfig): AssertionSpec[] => {
-  const abs = path.resolve(file);
+const assertFile = (abs: string, file: string, config: ProjectConfig): AssertionSpec[] => {
   if (!existsSync(abs))
     throw new InputError(`no such file: ${file}`, { file }, 'pass a YAML file holding a list of assertions');
   const source = YamlSource.parse(displayPath(abs, config.root), readFileSync(abs, 'utf8'));
@@ -74,7 +73,8 @@ export const planRegrade = (
   env: Env,
 ): RegradePlan => {
   const bundleDir = selectBundle(selector, config, cwd);
-  const fromFile = flags.assert === undefined ? undefined : assertFile(flags.assert, config);
+  const assertPath = flags.assert === undefined ? undefined : path.resolve(cwd, flags.assert);
+  const fromFile = assertPath === undefined ? undefined : assertFile(assertPath, flags.assert as string, config);
   if (flags.judge !== undefined && !config.targets[flags.judge])
     throw new InputError(`--judge ${flags.judge}: no such target in proctor.toml`, undefined, 'name a [targets.NAME]');
   const judgeLabel = flags.judge ?? config.defaults.judge;
@@ -99,11 +99,20 @@ export const planRegrade = (
     }
     return cases;
   };
+  // With --assert the eval only adds the case's vars, target and threshold: one that no longer loads is no loss.
+  const plannedCase = (row: IndexRow): PlannedCase | undefined => {
+    if (!fromFile) return casesOf(row.identity.eval).get(row.key);
+    try {
+      return casesOf(row.identity.eval).get(row.key);
+    } catch {
+      return undefined;
+    }
+  };
   const cases: RegradeItem[] = [];
   const unavailable: IndexRow[] = [];
   for (const row of latestRows(bundleDir).rows) {
     const output = storedOutput(bundleDir, row);
-    const planned = fromFile ? undefined : casesOf(row.identity.eval).get(row.key);
+    const planned = plannedCase(row);
     if (!output || (!fromFile && !planned)) {
       unavailable.push(row);
       continue;
@@ -115,7 +124,7 @@ export const planRegrade = (
       asserts = asserts.map((a) => (a.where ? { ...a, config: { ...a.config, judge: flags.judge as string } } : a));
       judges = resolveJudges(asserts, judgeLabel, known(judges));
     }
-    const evalDir = planned ? planned.evalDir : path.dirname(path.resolve(flags.assert as string));
+    const evalDir = assertPath ? path.dirname(assertPath) : (planned as PlannedCase).evalDir;
     cases.push({
       row,
       output,

@@ -102,4 +102,25 @@ tests:
       p.remove();
     }
   }, 60_000);
+
+  it('refuses bad input before grading anything: a judged --assert without a judge, an unknown --judge', async () => {
+    const p = tempProject({
+      'e.eval.yaml': 'targets: [{ kind: echo }]\nprompts: ["hi"]\n',
+      'judged.yaml': '- type: factuality\n  value: hi\n',
+    });
+    try {
+      const first = await runCli(['eval', 'run', 'e.eval.yaml', '-o', '.proctor/results/one'], { cwd: p.dir });
+      expect(first.code, first.stderr).toBe(0);
+      const noJudge = await runCli(['results', 'regrade', 'one', '--assert', 'judged.yaml'], { cwd: p.dir });
+      expect(noJudge.code).toBe(2);
+      expect(noJudge.stderr).toContain('judged.yaml:1:3');
+      expect(noJudge.stderr).toContain('factuality needs a judge target');
+      const unknown = await runCli(['results', 'regrade', 'one', '--judge', 'nobody'], { cwd: p.dir });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('--judge nobody');
+      expect(readIndex(p.path('.proctor/results/one')).rows).toHaveLength(1);
+    } finally {
+      p.remove();
+    }
+  });
 });
