@@ -1,5 +1,6 @@
+import { ProctorError } from '../errors.js';
 import { scoreCase } from '../graders/assertion.js';
-import type { GradeInput } from '../graders/grader.js';
+import type { GradeInput, GradeResult, JudgeCall } from '../graders/grader.js';
 import type { GraderKind } from '../graders/registry.js';
 import { addUsage, type Json, type Usage, zeroUsage } from '../records.js';
 import type { Services } from './services.js';
@@ -47,14 +48,28 @@ export const gradeOutput = async (
   const results = [];
   const judgeCalls: Record<string, Json> = {};
   let judgeUsage: Usage | undefined;
+  const keep = (id: string, calls: readonly JudgeCall[]): void => {
+    judgeCalls[id] = calls as unknown as Json;
+    for (const call of calls) judgeUsage = addUsage(judgeUsage ?? zeroUsage(), call.usage);
+  };
   for (const a of spec.assert) {
     const assertion = services.assertion({ spec: a, baseDir: spec.baseDir, judges: spec.judges });
-    const { judgeCalls: calls, ...r } = await assertion.grade(input, signal);
-    results.push({ id: assertion.id, weight: assertion.weight, required: assertion.required, ...r });
-    if (calls) {
-      judgeCalls[assertion.id] = calls as unknown as Json;
-      for (const call of calls) judgeUsage = addUsage(judgeUsage ?? zeroUsage(), call.usage);
+    let graded: GradeResult;
+    try {
+      graded = await assertion.grade(input, signal);
+    } catch (error) {
+      // A judge that could not grade was still paid: its calls and those before it leave with the error.
+      const failed = error instanceof ProctorError ? (error.detail.output as { judgeCalls?: JudgeCall[] }) : undefined;
+      if (!failed?.judgeCalls) throw error;
+      keep(assertion.id, failed.judgeCalls);
+      throw new ProctorError((error as ProctorError).kind, (error as ProctorError).message, {
+        cause: error,
+        output: { judgeCalls, ...(judgeUsage ? { judgeUsage } : {}) },
+      });
     }
+    const { judgeCalls: calls, ...r } = graded;
+    results.push({ id: assertion.id, weight: assertion.weight, required: assertion.required, ...r });
+    if (calls) keep(assertion.id, calls);
   }
   const { score, pass: weightedPass } = scoreCase(results, spec.threshold);
   const pass =

@@ -53,7 +53,12 @@ export const recordCase = async (
   const outputs = Object.values((result.context.outputs ?? {}) as unknown as Record<string, OutputSummary>);
   const usage = outputs.reduce((sum, o) => (o.usage ? addUsage(sum, o.usage) : sum), zeroUsage());
   const verifications = Object.values((result.context.verifications ?? {}) as unknown as Record<string, Verification>);
-  const judged = verifications.filter((v) => v.judgeUsage);
+  // A verify step that failed on a judge's unreadable reply still kept what its calls spent.
+  const failedGrading = result.steps
+    .filter((s) => s.status === 'failed')
+    .map((s) => s.output as unknown as Verification | null)
+    .filter((o): o is Verification => o !== null && typeof o === 'object');
+  const judged = [...verifications, ...failedGrading].filter((v) => v.judgeUsage);
   const judgeUsage = judged.length
     ? judged.reduce((sum, v) => addUsage(sum, v.judgeUsage as Usage), zeroUsage())
     : undefined;

@@ -90,7 +90,10 @@ export const askJudge = async <T>(
     if (parsed.ok) return parsed.value;
     why = parsed.why;
   }
-  throw new ProctorError('grader_error', `judge ${label} gave no readable verdict twice: ${why}`);
+  // The calls made are spend: they leave with the error so the case's record still counts them.
+  throw new ProctorError('grader_error', `judge ${label} gave no readable verdict twice: ${why}`, {
+    output: { judgeCalls: calls },
+  });
 };
 
 /** Every balanced `{…}` in `text` that parses as a JSON object, in order (fenced or bare, nested braces too). */

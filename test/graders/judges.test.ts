@@ -103,6 +103,8 @@ tests:
       }
       // Unreadable twice: the first ask and one repair ask, then grader_error.
       expect(judge.countFor('CASE-garbage')).toBe(2);
+      // …and both calls are counted as judge spend, though the case ended in an error.
+      expect(rows.get('garbage')?.usage.judge?.input_tokens).toBe(400);
       // g-eval wrote its steps once for the criterion, for both cases.
       expect(judge.countFor('evaluation steps for judging')).toBe(1);
 
