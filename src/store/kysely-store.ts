@@ -5,6 +5,7 @@ import { prepareQuery } from './prepared.js';
 import { Reconnect } from './reconnect.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
+  CaseResultRecord,
   InstanceRecord,
   JournalEntry,
   NewRun,
@@ -17,10 +18,18 @@ import type {
   RunRecord,
   RunStatus,
   Store,
+  StoredResult,
 } from './store.js';
 import { WriteBatch } from './write-batch.js';
 
 const active = ['QUEUED', 'RUNNING'];
+
+const errorKindOf = (row: JsonObject): string | null => {
+  const error = row.error;
+  return typeof error === 'object' && error !== null && !Array.isArray(error) && typeof error.kind === 'string'
+    ? error.kind
+    : null;
+};
 // PostgreSQL returns bigint columns as strings; SQLite as numbers.
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
@@ -217,20 +226,71 @@ export class KyselyStore implements Store {
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batch.run(async (db) => {
-      const c = finishColumns(finish, now);
-      const result = await this.hot.finish(
-        db,
-        runId,
-        c.status,
-        c.outcome,
-        c.score,
-        c.errorKind,
-        c.errorMessage,
-        c.errorRetryable,
-        c.finishedAt,
-      );
-      return Number(result.numAffectedRows) === 1;
+      const finished = await this.finishStatus(db, runId, finish, now);
+      if (finished && finish.result) await this.insertResult(db, runId, finish.result, now);
+      return finished;
     });
+  }
+
+  private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
+    await db
+      .insertInto('results')
+      .values({
+        runId,
+        groupId: String(r.row.group_id),
+        caseKey: r.caseKey,
+        attempt: r.attempt,
+        target: r.target,
+        evalPath: r.evalPath,
+        outcome: String(r.row.outcome),
+        score: typeof r.row.score === 'number' ? r.row.score : null,
+        errorKind: errorKindOf(r.row),
+        row: JSON.stringify(r.row),
+        files: JSON.stringify(r.files),
+        committedAt: now,
+      })
+      .execute();
+  }
+
+  private async finishStatus(db: Kysely<Database>, runId: string, finish: RunFinish, now: number): Promise<boolean> {
+    const c = finishColumns(finish, now);
+    const result = await this.hot.finish(
+      db,
+      runId,
+      c.status,
+      c.outcome,
+      c.score,
+      c.errorKind,
+      c.errorMessage,
+      c.errorRetryable,
+      c.finishedAt,
+    );
+    return Number(result.numAffectedRows) === 1;
+  }
+
+  async readResults(groupId: string, afterSeq: number, limit: number): Promise<StoredResult[]> {
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .selectAll()
+        .where('groupId', '=', groupId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute(),
+    );
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      runId: r.runId,
+      groupId: r.groupId,
+      caseKey: r.caseKey,
+      attempt: r.attempt,
+      target: r.target,
+      evalPath: r.evalPath,
+      row: JSON.parse(r.row) as JsonObject,
+      files: JSON.parse(r.files) as Record<string, string>,
+      committedAt: Number(r.committedAt),
+    }));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

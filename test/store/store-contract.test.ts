@@ -102,5 +102,37 @@ for (const backend of await storeBackends()) {
       const claims = await Promise.all([store.claimRun('r1', owner, 1), second.claimRun('r1', owner, 2)]);
       expect(claims.filter(Boolean)).toHaveLength(1);
     });
+
+    it('commits a case result with its terminal status only, and reads results in commit order', async () => {
+      const result = (caseKey: string, outcome: string) => ({
+        caseKey,
+        attempt: 1,
+        target: 'model',
+        evalPath: 'evals/a.eval.yaml',
+        row: { key: caseKey, outcome, score: 1, group_id: 'g', error: null },
+        files: { 'result.json': `{"output":"ünïcödé ${caseKey}"}` },
+      });
+      await store.createRuns([newRun('r1'), newRun('r2'), newRun('r3')]);
+      expect(
+        await store.finishRun('r2', { status: 'COMPLETED', outcome: 'passed', result: result('k2', 'passed') }, 5),
+      ).toBe(true);
+      expect(
+        await store.finishRun('r1', { status: 'COMPLETED', outcome: 'failed', result: result('k1', 'failed') }, 6),
+      ).toBe(true);
+      // Already terminal: neither the status nor a second result is committed.
+      expect(
+        await store.finishRun('r1', { status: 'COMPLETED', outcome: 'passed', result: result('k1', 'passed') }, 7),
+      ).toBe(false);
+      const all = await store.readResults('g', 0, 10);
+      expect(all.map((r) => [r.runId, r.caseKey, r.row.outcome])).toEqual([
+        ['r2', 'k2', 'passed'],
+        ['r1', 'k1', 'failed'],
+      ]);
+      expect(all[1]?.files['result.json']).toBe('{"output":"ünïcödé k1"}');
+      expect(all[0]?.committedAt).toBe(5);
+      const after = await store.readResults('g', all[0]?.seq ?? 0, 10);
+      expect(after.map((r) => r.runId)).toEqual(['r1']);
+      expect(await store.readResults('other', 0, 10)).toEqual([]);
+    });
   });
 }
