@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
 import { StoreLostError } from '../store/reconnect.js';
+import { parseDuration } from './duration.js';
 import { exitCodes } from './exit-codes.js';
 
 interface PackageInfo {
@@ -189,8 +190,13 @@ const program = (setCode: (code: number) => void): Command => {
   runs
     .command('gc')
     .description('mark FAILED every unfinished run whose owning process is gone, and list them')
+    .option(
+      '--older-than <duration>',
+      'also prune the step state (instances, journals) of runs finished before then: 30d, 12h, 90m',
+      parseDuration,
+    )
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; olderThan?: number }) => {
       const { runsGc } = await import('./commands/runs-gc.js');
       setCode(await runsGc(opts));
     });
