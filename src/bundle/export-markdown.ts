@@ -81,7 +81,8 @@ export function* renderMarkdown(source: ExportSource, comparison?: Comparison): 
   if (summary.skipped_lines) source.warn(skippedLinesWarning(summary.skipped_lines));
   const c = summary.counts;
   const mark = c.total > 0 && c.passed === c.total ? '✅' : '❌';
-  yield `## ${mark} Proctor run ${cell(runId)}: ${countsLine(c)}\n\n`;
+  // A blank line first: the job summary may already hold another step's text.
+  yield `\n## ${mark} Proctor run ${cell(runId)}: ${countsLine(c)}\n\n`;
   yield `${targetTable(summary).join('\n')}\n`;
   yield* failureSection(dir, c.failed + c.error);
   if (comparison) yield `${compareSection(comparison).join('\n')}\n`;

@@ -56,6 +56,7 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(init());
     });
 
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
   const evalCmd = root.command('eval').description('run and check eval files');
   evalCmd
     .command('run')
@@ -71,6 +72,12 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--rerun-failed <run>', 'run exactly the cases whose latest result in a run is failed or error')
     .option('--allow-drift', 'let --resume keep results of cases whose prompt, vars, target or graders changed')
     .option('--dry-run', 'plan and print what would run; run and write nothing')
+    .option(
+      '--export <file>',
+      'also write the results here, the format by extension: .json .jsonl .csv .xml .html .md (repeatable)',
+      collect,
+    )
+    .option('--compare <run>', 'compare the bundle with this base run at the end (regressions, fixes)')
     .action(async (paths: string[], opts) => {
       const { evalRun } = await import('./commands/eval-run.js');
       setCode(await evalRun(paths, opts));
@@ -85,7 +92,6 @@ const program = (setCode: (code: number) => void): Command => {
     });
 
   const task = root.command('task').description('run and check task files');
-  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
   task
     .command('run')
     .description('run a task (*.task.yaml) through the configured runner and follow it')
@@ -126,10 +132,10 @@ const program = (setCode: (code: number) => void): Command => {
   results
     .command('show')
     .description('show a bundle: its summary and each case (latest row per key)')
-    .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')
+    .argument('[run]', 'a run id, a bundle directory or an index.jsonl path (default: the latest run)')
     .option('--json', 'print the summary as JSON')
     .option('--failures', 'list only failed and errored cases')
-    .action(async (run: string, opts: { json?: boolean; failures?: boolean }) => {
+    .action(async (run: string | undefined, opts: { json?: boolean; failures?: boolean }) => {
       const { resultsShow } = await import('./commands/results-show.js');
       setCode(resultsShow(run, opts));
     });
