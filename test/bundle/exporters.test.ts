@@ -107,7 +107,9 @@ describe('exporters', () => {
 
   it('markdown: headline, a table per target and the failures, with cells that cannot break the table', async () => {
     const text = await render('markdown', bundle());
-    expect(text).toMatch(/^\n## ❌ Proctor run run &lt;1&gt;: 1\/4 passed \(25\.0%\), 1 failed, 1 errored, 1 canceled\n/);
+    expect(text).toMatch(
+      /^\n## ❌ Proctor run run &lt;1&gt;: 1\/4 passed \(25\.0%\), 1 failed, 1 errored, 1 canceled\n/,
+    );
     expect(text).toContain('| echo | 1 | 1 | 1 | 0 | 33.3% |');
     expect(text).toContain('### Failures (2)');
     const failureLines = text.split('\n').filter((l) => l.startsWith('| a.eval.yaml'));

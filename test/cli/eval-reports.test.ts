@@ -21,7 +21,10 @@ targets:
 prompts: ["{{ q }}"]
 tests:
 ${Object.entries(wanted)
-  .map(([q, want]) => `  - { id: ${q.replace(/\W/g, '') || 'x'}, vars: { q: "${q}" }, assert: [{ type: contains, value: "${want}" }] }`)
+  .map(
+    ([q, want]) =>
+      `  - { id: ${q.replace(/\W/g, '') || 'x'}, vars: { q: "${q}" }, assert: [{ type: contains, value: "${want}" }] }`,
+  )
   .join('\n')}
 `;
 
