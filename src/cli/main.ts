@@ -78,6 +78,11 @@ const program = (setCode: (code: number) => void): Command => {
       collect,
     )
     .option('--compare <run>', 'compare the bundle with this base run at the end (regressions, fixes)')
+    .option('--filter-pattern <regex>', 'only tests whose description (else id) matches')
+    .option('--filter-targets <regex>', 'only targets whose label matches')
+    .option('-n, --first <n>', 'only the first N tests of each eval file', positiveInt)
+    .option('--var <key=value>', 'set a var in every test (repeatable)', collect)
+    .option('--env-file, --env-path <file>', 'load environment variables from this file first (KEY=value lines)')
     .action(async (paths: string[], opts) => {
       const { evalRun } = await import('./commands/eval-run.js');
       setCode(await evalRun(paths, opts));

@@ -9,6 +9,7 @@ import { openRunner } from '../../runners/open.js';
 import { currentOwner, ownerProcessState } from '../../runners/owner.js';
 import { sleep } from '../../sleep.js';
 import { openStore } from '../../store/open.js';
+import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
 import { follow } from '../follow.js';
 import { ProgressDisplay } from '../progress-display.js';
@@ -21,6 +22,7 @@ export interface EvalRunOptions extends EvalRunFlags {
   dryRun?: boolean;
   export?: string[];
   compare?: string;
+  envPath?: string;
 }
 
 const say = (line: string): void => {
@@ -117,6 +119,7 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions, report: ReportPl
 export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
   const cwd = process.cwd();
   // Locked before planning: a selection read while another command appends would run the cases it finishes.
+  if (opts.envPath !== undefined) loadEnvFile(cwd, opts.envPath);
   const config = loadProjectConfig(cwd, process.env);
   const report = planReport(opts, config, cwd);
   const known = opts.dryRun ? undefined : targetBundle(opts, config, cwd);
