@@ -78,6 +78,11 @@ const program = (setCode: (code: number) => void): Command => {
       collect,
     )
     .option('--compare <run>', 'compare the bundle with this base run at the end (regressions, fixes)')
+    .option(
+      '--pass-rule <rule>',
+      'with --repeat: a case passes when all (default), any, or a fraction of its samples pass',
+    )
+    .option('--fail-under <rate>', 'exit 1 only when the pass rate, overall or of a target, is below this (0–1)')
     .option('--filter-pattern <regex>', 'only tests whose description (else id) matches')
     .option('--filter-targets <regex>', 'only targets whose label matches')
     .option('-n, --first <n>', 'only the first N tests of each eval file', positiveInt)

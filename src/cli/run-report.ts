@@ -10,25 +10,31 @@ import type { Summary } from '../bundle/summary.js';
 import { selectBundle } from '../plan/select-bundle.js';
 import type { ProjectConfig } from '../plan/spec.js';
 import { exportFormatOf, writeExportFile } from './export-file.js';
+import { type Gate, judgeRun, planGate } from './run-gate.js';
 import { summaryTable } from './summary-table.js';
 
 // The terminal gets the first failures; `results show --failures` has them all.
 const maxListed = 20;
 
-/** What a run reports besides its summary: export files (`--export`) and a base to compare with (`--compare`). */
+/**
+ * What the end of a run does besides its summary: export files (`--export`), a base to compare with
+ * (`--compare`), and the gate that decides the exit code (`--pass-rule`, `--fail-under`).
+ */
 export interface ReportPlan {
   exports: { file: string; format: ExportFormat }[];
   compareDir: string | undefined;
+  gate: Gate;
 }
 
-/** Reads `--export` and `--compare` before anything runs, so bad input is exit 2 with nothing written. */
+/** Reads the report's flags before anything runs, so bad input is exit 2 with nothing written. */
 export const planReport = (
-  opts: { export?: readonly string[]; compare?: string },
+  opts: { export?: readonly string[]; compare?: string; passRule?: string; failUnder?: string },
   config: ProjectConfig,
   cwd: string,
 ): ReportPlan => ({
   exports: (opts.export ?? []).map((file) => ({ file: resolve(cwd, file), format: exportFormatOf(file) })),
   compareDir: opts.compare === undefined ? undefined : selectBundle(opts.compare, config, cwd),
+  gate: planGate(opts),
 });
 
 const warn = (message: string): void => {
@@ -49,13 +55,16 @@ const failureLines = (dir: string, summary: Summary): string[] => {
 };
 
 /**
- * The end of a run: the per-target table, the failing cases with why, the verdict against `--compare`, the
- * `--export` files, and under GitHub Actions (`GITHUB_STEP_SUMMARY`) a Markdown job summary.
+ * The end of a run: the per-target table, the failing and flaky cases, the verdict against `--compare`, the
+ * `--export` files, and under GitHub Actions (`GITHUB_STEP_SUMMARY`) a Markdown job summary. Returns the exit
+ * code the gate gives: every case passes its rule, or the pass rate is at or above `--fail-under`.
  */
-export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan): Promise<void> => {
+export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan): Promise<number> => {
   const comparison: Comparison | undefined = plan.compareDir ? compareBundles(plan.compareDir, dir, warn) : undefined;
+  const verdict = judgeRun(dir, plan.gate);
   const lines = [summaryTable(summary), '', ...failureLines(dir, summary)];
   if (lines.at(-1) !== '') lines.push('');
+  if (verdict.lines.length) lines.push(...verdict.lines, '');
   if (comparison) lines.push(`compared with ${comparison.base}: ${comparison.verdict}`, '');
   lines.push(`bundle: ${dir}`);
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -67,4 +76,5 @@ export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan)
   if (stepSummary) {
     appendFileSync(stepSummary, [...renderMarkdown({ dir, runId: summary.run_id, warn }, comparison)].join(''));
   }
+  return verdict.code;
 };

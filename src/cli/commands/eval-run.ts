@@ -23,6 +23,8 @@ export interface EvalRunOptions extends EvalRunFlags {
   export?: string[];
   compare?: string;
   envPath?: string;
+  passRule?: string;
+  failUnder?: string;
 }
 
 const say = (line: string): void => {
@@ -95,10 +97,9 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions, report: ReportPl
     if (submitFailure) throw submitFailure;
     await runner.stop();
     const summary = writeSummary(plan.bundleDir, plan.bundleRunId);
-    await reportRun(summary, plan.bundleDir, report);
-    if (signals.received) return signalExitCode(signals.received);
-    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
-    return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
+    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
+    const code = await reportRun(summary, plan.bundleDir, report);
+    return signals.received ? signalExitCode(signals.received) : code;
   } catch (error) {
     // A run that fails midway (its store lost) still leaves a summary of the rows that were committed.
     await runner.stop();
