@@ -1,26 +1,36 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import { prepareQuery } from './prepared.js';
 import { Reconnect } from './reconnect.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
+  CaseResultRecord,
   InstanceRecord,
   JournalEntry,
   NewRun,
   OrphanSelector,
   OwnerSummary,
   ProgressRow,
+  PruneReport,
   RunFilter,
   RunFinish,
   RunOwner,
   RunRecord,
   RunStatus,
   Store,
+  StoredResult,
 } from './store.js';
 import { WriteBatch } from './write-batch.js';
 
 const active = ['QUEUED', 'RUNNING'];
+
+const errorKindOf = (row: JsonObject): string | null => {
+  const error = row.error;
+  return typeof error === 'object' && error !== null && !Array.isArray(error) && typeof error.kind === 'string'
+    ? error.kind
+    : null;
+};
 // PostgreSQL returns bigint columns as strings; SQLite as numbers.
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
@@ -217,20 +227,71 @@ export class KyselyStore implements Store {
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batch.run(async (db) => {
-      const c = finishColumns(finish, now);
-      const result = await this.hot.finish(
-        db,
-        runId,
-        c.status,
-        c.outcome,
-        c.score,
-        c.errorKind,
-        c.errorMessage,
-        c.errorRetryable,
-        c.finishedAt,
-      );
-      return Number(result.numAffectedRows) === 1;
+      const finished = await this.finishStatus(db, runId, finish, now);
+      if (finished && finish.result) await this.insertResult(db, runId, finish.result, now);
+      return finished;
     });
+  }
+
+  private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
+    await db
+      .insertInto('results')
+      .values({
+        runId,
+        groupId: String(r.row.group_id),
+        caseKey: r.caseKey,
+        attempt: r.attempt,
+        target: r.target,
+        evalPath: r.evalPath,
+        outcome: String(r.row.outcome),
+        score: typeof r.row.score === 'number' ? r.row.score : null,
+        errorKind: errorKindOf(r.row),
+        row: JSON.stringify(r.row),
+        files: JSON.stringify(r.files),
+        committedAt: now,
+      })
+      .execute();
+  }
+
+  private async finishStatus(db: Kysely<Database>, runId: string, finish: RunFinish, now: number): Promise<boolean> {
+    const c = finishColumns(finish, now);
+    const result = await this.hot.finish(
+      db,
+      runId,
+      c.status,
+      c.outcome,
+      c.score,
+      c.errorKind,
+      c.errorMessage,
+      c.errorRetryable,
+      c.finishedAt,
+    );
+    return Number(result.numAffectedRows) === 1;
+  }
+
+  async readResults(groupId: string, afterSeq: number, limit: number): Promise<StoredResult[]> {
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .selectAll()
+        .where('groupId', '=', groupId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute(),
+    );
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      runId: r.runId,
+      groupId: r.groupId,
+      caseKey: r.caseKey,
+      attempt: r.attempt,
+      target: r.target,
+      evalPath: r.evalPath,
+      row: JSON.parse(r.row) as JsonObject,
+      files: JSON.parse(r.files) as Record<string, string>,
+      committedAt: Number(r.committedAt),
+    }));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -392,6 +453,45 @@ export class KyselyStore implements Store {
     const returning = query.returningAll();
     const rows = await this.reconnect.run(() => returning.execute());
     return rows.map(toRunRecord);
+  }
+
+  async pruneFinished(finishedBefore: number): Promise<PruneReport> {
+    // Each run has its own instance (createRuns refuses a taken instance id), so a run's state goes with it.
+    const prunable = (db: Kysely<Database>) =>
+      db
+        .selectFrom('runs')
+        .select('instanceId')
+        .where('status', 'not in', active)
+        .where('finishedAt', '<', finishedBefore);
+    return this.reconnect.run(() =>
+      this.db.transaction().execute(async (trx) => {
+        const journal = await trx.deleteFrom('journal').where('instanceId', 'in', prunable(trx)).executeTakeFirst();
+        const instances = await trx.deleteFrom('instances').where('instanceId', 'in', prunable(trx)).executeTakeFirst();
+        return { runs: Number(instances.numDeletedRows), journalEntries: Number(journal.numDeletedRows) };
+      }),
+    );
+  }
+
+  private isSqlite(): boolean {
+    return this.db.getExecutor().adapter instanceof SqliteAdapter;
+  }
+
+  async sizeBytes(): Promise<number> {
+    if (this.isSqlite()) {
+      const { rows } = await sql<{ bytes: number }>`
+        select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`.execute(this.db);
+      return Number(rows[0]?.bytes ?? 0);
+    }
+    const { rows } = await sql<{ bytes: string }>`
+      select coalesce(sum(pg_total_relation_size(c.oid)), 0) as bytes from pg_class c
+      where c.relname in ('runs', 'instances', 'journal', 'results') and c.relkind = 'r'
+        and pg_table_is_visible(c.oid)`.execute(this.db);
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
+  async compact(): Promise<void> {
+    // PostgreSQL reuses freed space by itself (autovacuum); SQLite keeps its file's size until told.
+    if (this.isSqlite()) await sql`vacuum`.execute(this.db);
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,7 @@ export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   try {
-    await migrate(db);
+    await migrate(db, 'postgres');
   } catch (error) {
     await db.destroy();
     throw error;

@@ -1,4 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
+
+export type Dialect = 'sqlite' | 'postgres';
 
 /** Column types as Kysely sees them (camelCase; CamelCasePlugin maps to snake_case). JSON is stored as text. */
 export interface RunsTable {
@@ -44,8 +46,33 @@ export interface JournalTable {
   createdAt: number;
 }
 
+/**
+ * One committed case attempt: its bundle row and artifacts. The store is the record; a bundle is materialised
+ * from these rows in `seq` order (the follower keeps a cursor), on any machine.
+ */
+export interface ResultsTable {
+  /** Commit order, increasing: a reader's cursor. */
+  seq: Generated<number>;
+  runId: string;
+  groupId: string;
+  caseKey: string;
+  attempt: number;
+  target: string;
+  /** The identity's eval path (repo-relative POSIX), for filters. */
+  evalPath: string;
+  outcome: string;
+  score: number | null;
+  errorKind: string | null;
+  /** index.jsonl's row (JSON, snake_case: the bundle's contract). */
+  row: string;
+  /** The case's artifact files by name (JSON object of name → text). */
+  files: string;
+  committedAt: number;
+}
+
 export interface Database {
   runs: RunsTable;
+  results: ResultsTable;
   instances: InstancesTable;
   journal: JournalTable;
 }
@@ -71,7 +98,7 @@ const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
  * Creates the schema if absent. Every statement is idempotent, so any process (CLI, worker, explorer) may be
  * the first to open a store and two may race. Times are epoch milliseconds (bigint in PostgreSQL).
  */
-export const migrate = async (db: Kysely<Database>): Promise<void> => {
+export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<void> => {
   await db.schema
     .createTable('runs')
     .ifNotExists()
@@ -123,4 +150,26 @@ export const migrate = async (db: Kysely<Database>): Promise<void> => {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('journal_pk', ['instance_id', 'seq'])
     .execute();
+  await db.schema
+    .createTable('results')
+    .ifNotExists()
+    .$call((t) =>
+      dialect === 'postgres'
+        ? t.addColumn('seq', 'bigserial', (c) => c.primaryKey())
+        : t.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()),
+    )
+    .addColumn('run_id', 'text', (c) => c.notNull().unique())
+    .addColumn('group_id', 'text', (c) => c.notNull())
+    .addColumn('case_key', 'text', (c) => c.notNull())
+    .addColumn('attempt', 'integer', (c) => c.notNull())
+    .addColumn('target', 'text', (c) => c.notNull())
+    .addColumn('eval_path', 'text', (c) => c.notNull())
+    .addColumn('outcome', 'text', (c) => c.notNull())
+    .addColumn('score', 'double precision')
+    .addColumn('error_kind', 'text')
+    .addColumn('row', 'text', (c) => c.notNull())
+    .addColumn('files', 'text', (c) => c.notNull())
+    .addColumn('committed_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('results_group').ifNotExists().on('results').columns(['group_id', 'seq']).execute();
 };

@@ -72,6 +72,6 @@ export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
     dialect: new SqliteDialect({ database }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
-  await migrate(db);
+  await migrate(db, 'sqlite');
   return new KyselyStore(db);
 };

@@ -84,12 +84,38 @@ export interface JournalEntry {
   createdAt: number;
 }
 
+/**
+ * An eval case attempt's result as the bundle holds it, in plain data: committed with the run's terminal
+ * status in one transaction, it is the record a bundle is materialised from.
+ */
+export interface CaseResultRecord {
+  caseKey: string;
+  attempt: number;
+  target: string;
+  /** The identity's eval path. */
+  evalPath: string;
+  /** index.jsonl's row (snake_case, the bundle's contract). */
+  row: JsonObject;
+  /** The case's artifact files by name (`result.json`, diffs, snapshots). */
+  files: Record<string, string>;
+}
+
+/** A committed case result, with its place in commit order. */
+export interface StoredResult extends CaseResultRecord {
+  seq: number;
+  runId: string;
+  groupId: string;
+  committedAt: number;
+}
+
 /** What a run's terminal status records: the outcome and score of an eval case, or why it failed. */
 export interface RunFinish {
   status: TerminalStatus;
   outcome?: Outcome;
   score?: number;
   error?: ErrorRecord;
+  /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
+  result?: CaseResultRecord;
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
@@ -124,13 +150,25 @@ export interface OrphanSelector {
   seenBefore?: number;
 }
 
+/** What `pruneFinished` removed. */
+export interface PruneReport {
+  /** Runs whose step state (instance and journal) was deleted. */
+  runs: number;
+  journalEntries: number;
+}
+
 /** The durable record every runner and every reader shares. Writes that would overwrite a terminal status are no-ops. */
 export interface Store {
   createRuns(runs: readonly NewRun[]): Promise<void>;
   /** QUEUED → RUNNING for this owner; false when the run is no longer QUEUED (canceled, taken). */
   claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean>;
-  /** Sets a terminal status unless one is already set; false when it was. */
+  /**
+   * Sets a terminal status unless one is already set; false when it was. `finish.result` is committed in the
+   * same transaction, only when the status is.
+   */
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean>;
+  /** A group's committed results after `afterSeq`, in commit order, at most `limit`. */
+  readResults(groupId: string, afterSeq: number, limit: number): Promise<StoredResult[]>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
   groupProgress(groupId: string): Promise<ProgressRow[]>;
@@ -153,5 +191,14 @@ export interface Store {
    * claimed by another owner or renewed meanwhile no longer matches. Returns the runs it changed.
    */
   failOrphans(selector: OrphanSelector, finish: RunFinish, now: number): Promise<RunRecord[]>;
+  /**
+   * Deletes the instance and journal of every run that finished before `finishedBefore`. The runs' index rows
+   * and committed results stay.
+   */
+  pruneFinished(finishedBefore: number): Promise<PruneReport>;
+  /** The store's size on disk in bytes (its tables, for a shared PostgreSQL database). */
+  sizeBytes(): Promise<number>;
+  /** Gives space freed by deletes back to the file system, where the backend needs telling (SQLite). */
+  compact(): Promise<void>;
   close(): Promise<void>;
 }
