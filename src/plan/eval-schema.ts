@@ -67,6 +67,7 @@ export const testSchema = <A extends z.ZodType>(assertion: A) =>
     assert: z.array(assertion).optional(),
     threshold: z.number().min(0).max(1).optional().describe('Score needed to pass, default 1'),
     repeat: z.int().min(1).optional(),
+    metadata: z.record(z.string(), z.json()).optional().describe('Free-form facts about the test, kept with it'),
     ...aroundSteps,
   });
 

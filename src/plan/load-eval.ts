@@ -11,6 +11,8 @@ import { defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-s
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { draftTests, finishTests, type StepCompiler, type TestDefaults } from './load-tests.js';
 import { labelProblem, toEvalOptions } from './options.js';
+import { isNativeEvalName, isPromptfooConfig, isPromptfooName, looksLikePromptfoo } from './promptfoo/detect.js';
+import { translatePromptfoo } from './promptfoo/translate.js';
 import type { Source } from './source.js';
 import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
@@ -28,7 +30,9 @@ import { YamlSource } from './yaml-source.js';
 export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
-  const source = YamlSource.parse(display, readFileSync(abs, 'utf8'));
+  const dir = path.dirname(abs);
+  const parsed = YamlSource.parse(display, readFileSync(abs, 'utf8'));
+  const source = isPromptfooConfig(abs, parsed.value) ? translatePromptfoo(parsed, dir, config.root, env) : parsed;
   if (!isRecord(source.value)) {
     throw source.fail(
       [],
@@ -39,7 +43,6 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   const shape = evalShapeSchema.safeParse(source.value);
   if (!shape.success) throw source.zodError(shape.error, [], evalShapeSchema);
   const doc = shape.data;
-  const dir = path.dirname(abs);
 
   // Steps of tests resolve paths against the eval file; prompt steps among them must name their target.
   const scope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
@@ -74,7 +77,10 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   };
 };
 
-/** Every eval file under `paths` (a directory yields its `*.eval.yaml` / `*.eval.yml`, sorted), each once. */
+/**
+ * Every eval file under `paths`, each once: a directory yields its `*.eval.yaml` / `*.eval.yml` and
+ * `promptfooconfig.yaml` files (sorted), and the promptfoo configs directly in it under any name.
+ */
 export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, env: Env): EvalSpec[] => {
   const files: string[] = [];
   for (const p of paths) {
@@ -94,7 +100,7 @@ export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, e
       throw new InputError(
         `no *.eval.yaml files under ${p}`,
         { file: p },
-        'name eval files NAME.eval.yaml, or pass a file directly',
+        'name eval files NAME.eval.yaml (or promptfooconfig.yaml), or pass a file directly',
       );
     for (const f of found) if (!files.includes(f)) files.push(f);
   }
@@ -111,7 +117,8 @@ const findEvalFiles = (dir: string): string[] => {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) {
         if (!skippedDirs.has(entry.name) && !entry.name.startsWith('.')) walk(full);
-      } else if (/\.eval\.ya?ml$/.test(entry.name)) out.push(full);
+      } else if (isNativeEvalName(entry.name) || isPromptfooName(entry.name)) out.push(full);
+      else if (d === dir && /\.ya?ml$/.test(entry.name) && looksLikePromptfoo(full)) out.push(full);
     }
   };
   walk(dir);

@@ -22,6 +22,7 @@ export interface DraftTest {
   assert: AssertionSpec[];
   threshold?: number;
   repeat?: number;
+  metadata?: JsonObject;
   where: SourcePosition;
   before?: unknown[];
   after?: unknown[];
@@ -53,6 +54,7 @@ const draftTest = (source: Source, at: Path, raw: unknown, evalDir: string): Dra
     assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a, evalDir)),
     ...(t.threshold !== undefined ? { threshold: t.threshold } : {}),
     ...(t.repeat !== undefined ? { repeat: t.repeat } : {}),
+    ...(t.metadata !== undefined ? { metadata: t.metadata as JsonObject } : {}),
     ...(t.before !== undefined ? { before: t.before } : {}),
     ...(t.after !== undefined ? { after: t.after } : {}),
     where: source.pos(at),
@@ -148,6 +150,7 @@ export const finishTests = (
       assert: [...defaults.assert, ...draft.assert],
       threshold: draft.threshold ?? defaults.threshold ?? 1,
       repeat: draft.repeat ?? 1,
+      ...(draft.metadata !== undefined ? { metadata: draft.metadata } : {}),
       where: draft.where,
       ...(steps.before.length ? { before: steps.before } : {}),
       ...(steps.after.length ? { after: steps.after } : {}),

@@ -16,6 +16,31 @@ const engine = new Liquid({
     value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value ?? ''),
 });
 
+// The nunjucks filters promptfoo users write most (`| dump`, `| upper`, …), under their nunjucks names, so a
+// promptfoo template renders unchanged; Liquid's own names (`upcase`, `size`, …) keep working beside them.
+const nunjucksFilters: Record<string, (value: unknown, ...args: unknown[]) => unknown> = {
+  dump: (value, indent) => JSON.stringify(value, null, typeof indent === 'number' ? indent : undefined),
+  upper: (value) => String(value ?? '').toUpperCase(),
+  lower: (value) => String(value ?? '').toLowerCase(),
+  title: (value) => String(value ?? '').replace(/\w\S*/g, (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()),
+  trim: (value) => String(value ?? '').trim(),
+  length: (value) =>
+    Array.isArray(value) || typeof value === 'string'
+      ? value.length
+      : value !== null && typeof value === 'object'
+        ? Object.keys(value).length
+        : 0,
+  safe: (value) => value,
+  string: (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value ?? '')),
+  int: (value) => Number.parseInt(String(value), 10) || 0,
+  float: (value) => Number.parseFloat(String(value)) || 0,
+  wordcount: (value) =>
+    String(value ?? '')
+      .split(/\s+/)
+      .filter(Boolean).length,
+};
+for (const [name, filter] of Object.entries(nunjucksFilters)) engine.registerFilter(name, filter);
+
 // Bounded so a long run rendering many distinct sources (e.g. templated vars) cannot grow memory forever.
 const maxCached = 5000;
 const cache = new Map<string, CompiledTemplate>();
@@ -42,6 +67,13 @@ export const compileTemplate = (src: string): CompiledTemplate => {
   cache.set(src, compiled);
   return compiled;
 };
+
+/**
+ * The variables a template reads from outside (`{{ a.b }}` reads `a`; a `for` loop's own variable is not
+ * one), for the plan's check that every test gives them. Throws liquidjs's parse error on bad syntax.
+ */
+export const templateVariables = (src: string): string[] =>
+  isTemplate(src) ? engine.globalVariablesSync(src).map((v) => String(v).split(/[.[]/)[0] ?? '') : [];
 
 /** Renders `template` with `vars`; text without `{{` or `{%` is returned as is, without touching Liquid. */
 export const renderTemplate = (template: string, vars: Readonly<Record<string, unknown>>): string =>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CanceledError } from '../errors.js';
+import { chatMessages, sdkPrompt } from './chat-prompt.js';
 import type { Target, TargetDef } from './target.js';
 import { singleTurn } from './transcript.js';
 
@@ -15,6 +16,8 @@ const config = z.strictObject({
   max_tokens: z.number().int().positive().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   system: z.string().optional(),
+  /** chat: a prompt that renders to a JSON or YAML list of `{role, content}` messages is sent as them. */
+  prompt_format: z.enum(['text', 'chat']).default('text'),
   timeout_s: z.number().positive().optional(),
 });
 type Config = z.output<typeof config>;
@@ -71,11 +74,14 @@ export const openai: TargetDef<typeof config> = {
                 timedOut = true;
                 controller.abort();
               }, timeoutMs);
+        const chat = cfg.prompt_format === 'chat' ? chatMessages(input.prompt) : undefined;
         try {
           const result = await model.doGenerate({
             prompt: [
               ...(system === undefined ? [] : [{ role: 'system' as const, content: system }]),
-              { role: 'user', content: [{ type: 'text', text: input.prompt }] },
+              ...(chat
+                ? sdkPrompt(chat)
+                : [{ role: 'user' as const, content: [{ type: 'text' as const, text: input.prompt }] }]),
             ],
             ...(cfg.temperature === undefined ? {} : { temperature: cfg.temperature }),
             ...(cfg.max_tokens === undefined ? {} : { maxOutputTokens: cfg.max_tokens }),
@@ -85,7 +91,13 @@ export const openai: TargetDef<typeof config> = {
           for (const part of result.content) if (part.type === 'text') text += part.text;
           return {
             text,
-            transcript: singleTurn(input.prompt, text, system),
+            transcript: chat
+              ? [
+                  ...(system === undefined ? [] : [{ role: 'system' as const, content: system }]),
+                  ...chat.map((m) => ({ role: m.role, content: m.text })),
+                  { role: 'assistant', content: text },
+                ]
+              : singleTurn(input.prompt, text, system),
             usage: {
               inputTokens: result.usage.inputTokens.total ?? 0,
               outputTokens: result.usage.outputTokens.total ?? 0,
