@@ -83,6 +83,17 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(evalValidate(paths));
     });
 
+  root
+    .command('import')
+    .description('convert evals of another tool into native ones')
+    .command('promptfoo')
+    .description('write the native *.eval.yaml and proctor.toml of a promptfoo config, beside it')
+    .argument('<config>', 'a promptfoo config (promptfooconfig.yaml)')
+    .action(async (config: string) => {
+      const { importPromptfooCommand } = await import('./commands/import-promptfoo.js');
+      setCode(importPromptfooCommand(config));
+    });
+
   const task = root.command('task').description('run and check task files');
   const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
   task

@@ -20,7 +20,7 @@ const toRegExp = (pattern: string): RegExp => {
     else if (c === '[') {
       const end = pattern.indexOf(']', i);
       out += end > i ? pattern.slice(i, end + 1) : '\\[';
-      i = end > i ? end : i;
+      i = Math.max(end, i);
     } else out += c.replace(/[.+^$()|\\]/g, '\\$&');
   }
   return new RegExp(`^${out}$`);

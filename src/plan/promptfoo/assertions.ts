@@ -77,7 +77,7 @@ export const translateAssertion = (source: Source, at: Path, raw: unknown, scope
       `a ${raw.type} assertion has no judge`,
       'remove `provider:`; only model-graded assertions use it',
     );
-  if (!isGraderKind(base)) {
+  if (!isGraderKind(type.slice(not.length))) {
     const hint = modelGraded.includes(base)
       ? `Proctor's \`${base}\` grader is not in this build yet; write the check as a \`javascript\` assertion until it is`
       : base === 'python'

@@ -3,12 +3,14 @@ import { isRecord } from '../../records.js';
 import { targets } from '../../targets/registry.js';
 import type { Env } from '../env.js';
 import type { Path, Source } from '../source.js';
-import { checkKeys, refuseKey } from './refuse.js';
+import { checkKeys } from './refuse.js';
 
-const defaultOpenAiBase = 'https://api.openai.com/v1';
+// Resolved where the target runs, like promptfoo's own lookup, so no machine's URL is baked into a spec.
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference for the target, not a JS template.
+const defaultOpenAiBase = '${OPENAI_BASE_URL:-https://api.openai.com/v1}';
 
 /** Runs a promptfoo JavaScript provider module (`callApi(prompt, context, options)`) as a command target. */
-const moduleRunner = String.raw`
+const moduleRunner = `
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -98,7 +100,9 @@ const openaiTarget = (source: Source, p: Provider, model: string, env: Env): Jso
       ? c.apiBaseUrl
       : typeof c.apiHost === 'string'
         ? `https://${c.apiHost}/v1`
-        : (env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE_URL ?? defaultOpenAiBase);
+        : env.OPENAI_BASE_URL === undefined && env.OPENAI_API_BASE_URL !== undefined
+          ? env.OPENAI_API_BASE_URL
+          : defaultOpenAiBase;
   return {
     kind: 'openai',
     base_url: base,
