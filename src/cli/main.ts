@@ -145,11 +145,14 @@ const program = (setCode: (code: number) => void): Command => {
     });
   results
     .command('compare')
-    .description('compare two bundles case by case; exit 1 when a case that passed in BASE fails in HEAD')
+    .description(
+      'compare two bundles case by case; exit 1 when HEAD regressed or lost cases of BASE, or passes fewer of them',
+    )
     .argument('<base>', 'the reference: a run id, a bundle directory or an index.jsonl path')
     .argument('<head>', 'the bundle to check against it, likewise')
     .option('--json', 'print the comparison as JSON')
-    .action(async (base: string, head: string, opts: { json?: boolean }) => {
+    .option('--tolerance <n>', 'how many fewer passing cases than BASE the gate allows (default 0)', nonNegativeInt)
+    .action(async (base: string, head: string, opts: { json?: boolean; tolerance?: number }) => {
       const { resultsCompare } = await import('./commands/results-compare.js');
       setCode(resultsCompare(base, head, opts));
     });
