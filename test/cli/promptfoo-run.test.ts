@@ -1,0 +1,203 @@
+import { cpSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
+
+const fixtures = fileURLToPath(new URL('../fixtures/promptfoo/', import.meta.url));
+
+interface Row {
+  identity: { eval: string; test: string; prompt: string; target: string; sample: number };
+  outcome: string;
+  score: number;
+  fingerprint: string;
+}
+
+const rowsOf = (bundle: string): Row[] =>
+  readFileSync(path.join(bundle, 'index.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);
+
+/** A row without the eval path (which an import renames), keyed by the rest of its identity. */
+const byCase = (rows: readonly Row[]): Map<string, [string, number, string]> =>
+  new Map(
+    rows.map((r) => {
+      const { test, prompt, target, sample } = r.identity;
+      return [`${test} ${prompt} ${target} ${sample}`, [r.outcome, r.score, r.fingerprint]];
+    }),
+  );
+
+let fake: FakeModelServer;
+beforeAll(async () => {
+  fake = await startFakeModelServer();
+});
+afterAll(() => fake.close());
+
+const env = () => ({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-not-a-secret' });
+
+describe('a promptfoo config runs unchanged', () => {
+  let project: TempProject;
+  beforeAll(() => {
+    project = tempProject();
+    cpSync(path.join(fixtures, 'basic'), project.dir, { recursive: true });
+  });
+  afterAll(() => project.remove());
+
+  it('runs every key of the basic fixture, then imports into a native eval that plans and grades the same', async () => {
+    const run = await runCli(['eval', 'run', 'promptfooconfig.yaml', '-q', '-j', '8', '-o', '.proctor/results/pf'], {
+      cwd: project.dir,
+      env: env(),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const rows = rowsOf(project.path('.proctor/results/pf'));
+    // 7 tests (an array var ×2, a glob var ×2, 2 CSV rows, 1 YAML file) × 3 prompts (a .txt of two, a chat
+    // JSON) × 5 targets, every one passing.
+    expect(rows).toHaveLength(105);
+    expect(rows.every((r) => r.outcome === 'passed')).toBe(true);
+    expect([...new Set(rows.map((r) => r.identity.target))].sort()).toEqual([
+      'echo',
+      'exec',
+      'fake',
+      'module-a',
+      'module-b',
+    ]);
+    expect([...new Set(rows.map((r) => r.identity.test))].sort()).toEqual([
+      't1-1',
+      't1-2',
+      't2-1',
+      't2-2',
+      't3',
+      't4',
+      't5',
+    ]);
+    // The chat prompt reached the model as messages: a system message, and the user's text parts joined.
+    const chat = fake.requests.find((r) => r.body.messages?.[0]?.role === 'system');
+    expect(chat?.body.messages?.[0]?.content).toBe('You answer in one line.');
+    expect(chat?.prompt).toMatch(/^Be brief\.\n Topic: (cats|dogs|docs|fish|birds|owls)$/);
+    expect(chat?.body).toMatchObject({ model: 'fake-model', temperature: 0, max_tokens: 64 });
+
+    const imported = await runCli(['import', 'promptfoo', 'promptfooconfig.yaml'], { cwd: project.dir });
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/wrote .*promptfooconfig\.eval\.yaml\nwrote .*proctor\.toml/);
+    const native = await runCli(
+      ['eval', 'run', 'promptfooconfig.eval.yaml', '-q', '-j', '8', '-o', '.proctor/results/native'],
+      { cwd: project.dir, env: env() },
+    );
+    expect(native.code).toBe(0);
+    const nativeRows = rowsOf(project.path('.proctor/results/native'));
+    expect(nativeRows.every((r) => r.identity.eval === 'promptfooconfig.eval.yaml')).toBe(true);
+    expect(byCase(nativeRows)).toEqual(byCase(rows));
+    expect(project.read('proctor.toml')).not.toContain('sk-test');
+  });
+
+  it('refuses to import over an existing file', async () => {
+    const again = await runCli(['import', 'promptfoo', 'promptfooconfig.yaml'], { cwd: project.dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/promptfooconfig\.eval\.yaml already exists/);
+  });
+});
+
+describe('finding a promptfoo config', () => {
+  it('accepts a directory holding one, recognised by its content under any name', async () => {
+    const config = `prompts: ["Say {{ word }}"]\nproviders: [echo]\ntests:\n  - vars: { word: [a, b, c] }\n`;
+    const p = tempProject({ 'suite/promptfooconfig.yaml': config, 'other/evals.yaml': config });
+    const named = await runCli(['eval', 'run', '--dry-run', 'suite'], { cwd: p.dir });
+    expect(named.stdout).toBe('3 of 3 case(s) would run\n');
+    const byContent = await runCli(['eval', 'run', '--dry-run', 'other'], { cwd: p.dir });
+    expect(byContent.stdout).toBe('3 of 3 case(s) would run\n');
+    const both = await runCli(['eval', 'run', '-q', 'suite', 'other'], { cwd: p.dir });
+    expect(both.code).toBe(0);
+    expect(new Set(rowsOf(onlyBundle(p)).map((r) => r.identity.eval))).toEqual(
+      new Set(['suite/promptfooconfig.yaml', 'other/evals.yaml']),
+    );
+    p.remove();
+  });
+});
+
+/** Configs that each use one key Proctor does not run, and the exit-2 message that names it. */
+const refused: [name: string, files: Record<string, string>, message: RegExp][] = [
+  [
+    'a top-level key',
+    { 'promptfooconfig.yaml': 'prompts: [hi]\nproviders: [echo]\nscenarios:\n  - config: []\n' },
+    /promptfooconfig\.yaml:3:1: promptfoo key "scenarios" is not supported by Proctor\n {2}fix: write each scenario/,
+  ],
+  [
+    'a provider transform',
+    {
+      'promptfooconfig.yaml': 'prompts: [hi]\nproviders:\n  - id: openai:gpt-4o-mini\n    transform: output.trim()\n',
+    },
+    /promptfooconfig\.yaml:4:5: promptfoo key "transform" is not supported by Proctor\n {2}fix: transform the output/,
+  ],
+  [
+    'an OpenAI parameter Proctor does not send',
+    {
+      'promptfooconfig.yaml': 'prompts: [hi]\nproviders:\n  - id: openai:gpt-4o-mini\n    config:\n      top_p: 0.5\n',
+    },
+    /promptfooconfig\.yaml:5:7: promptfoo key "top_p" is not supported by Proctor/,
+  ],
+  [
+    'a provider kind this build lacks',
+    { 'promptfooconfig.yaml': 'prompts: [hi]\nproviders:\n  - anthropic:messages:claude-sonnet-4-5\n' },
+    /promptfooconfig\.yaml:3:5: provider "anthropic:messages:claude-sonnet-4-5" needs the anthropic target/,
+  ],
+  [
+    'an assertion transform',
+    {
+      'promptfooconfig.yaml':
+        'prompts: [hi]\nproviders: [echo]\ntests:\n  - assert:\n      - type: contains\n        value: hi\n        transform: output.toUpperCase()\n',
+    },
+    /promptfooconfig\.yaml:7:9: promptfoo key "transform" is not supported by Proctor/,
+  ],
+  [
+    'an assertion type Proctor lacks',
+    {
+      'promptfooconfig.yaml':
+        'prompts: [hi]\nproviders: [echo]\ndefaultTest:\n  assert:\n    - type: levenshtein\n      value: hi\n',
+    },
+    /promptfooconfig\.yaml:5:13: promptfoo assertion type "levenshtein" is not supported by Proctor\n {2}fix: write the check as a `javascript` assertion/,
+  ],
+  [
+    'test options other than the judge',
+    {
+      'promptfooconfig.yaml':
+        'prompts: [hi]\nproviders: [echo]\ntests:\n  - options:\n      postprocess: output.trim()\n',
+    },
+    /promptfooconfig\.yaml:5:7: promptfoo key "postprocess" is not supported by Proctor/,
+  ],
+  [
+    'a CSV column Proctor does not read',
+    {
+      'promptfooconfig.yaml': 'prompts: ["{{ q }}"]\nproviders: [echo]\ntests: file://tests.csv\n',
+      'tests.csv': 'q,__prefix\nhi,x\n',
+    },
+    /tests\.csv:1:3: promptfoo column "__prefix" is not supported by Proctor/,
+  ],
+  [
+    'a var computed by a script',
+    {
+      'promptfooconfig.yaml': 'prompts: ["{{ q }}"]\nproviders: [echo]\ntests:\n  - vars:\n      q: file://make.py\n',
+      'make.py': 'print(1)\n',
+    },
+    /promptfooconfig\.yaml:5:10: a var computed by make\.py is not supported/,
+  ],
+  [
+    'an evaluate option',
+    { 'promptfooconfig.yaml': 'prompts: [hi]\nproviders: [echo]\nevaluateOptions:\n  delay: 100\n' },
+    /promptfooconfig\.yaml:4:3: promptfoo key "delay" is not supported by Proctor/,
+  ],
+];
+
+describe('unsupported promptfoo keys are refused up front', () => {
+  it.each(refused)('%s', async (_name, files, message) => {
+    const p = tempProject(files);
+    const r = await runCli(['eval', 'run', 'promptfooconfig.yaml'], { cwd: p.dir });
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(p.exists('.proctor/results')).toBe(false);
+    p.remove();
+  });
+});
