@@ -18,7 +18,7 @@ import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js'
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import type { StepScope } from './task-steps.js';
-import { compileTemplate } from './template.js';
+import { checkTemplateVars, checkTestTemplates } from './template-vars.js';
 import { compileAround, noSteps, workspaceStep } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -64,12 +64,21 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   if (doc.tests === undefined)
     tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
 
+  // What prompts and default_test may read: the vars some test gives.
+  const known = new Set(tests.flatMap((t) => Object.keys(t.vars)));
+  checkTestTemplates(
+    source,
+    ['default_test'],
+    { ...(isRecord(doc.default_test) ? doc.default_test : {}), assert: defaults.assert },
+    known,
+    false,
+  );
   return {
     file: abs,
     path: display,
     ...(doc.description !== undefined ? { description: doc.description } : {}),
     targets: loadTargets(source, doc.targets, config, dir, env),
-    prompts: loadPrompts(source, doc.prompts, dir),
+    prompts: loadPrompts(source, doc.prompts, dir, known),
     tests,
     options: toEvalOptions(doc.evaluate_options),
     ...(workspace ? { workspace } : {}),
@@ -201,7 +210,12 @@ const loadTargets = (
   return out;
 };
 
-const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: string): PromptSpec[] => {
+const loadPrompts = (
+  source: Source,
+  raw: string | readonly unknown[],
+  dir: string,
+  known: ReadonlySet<string>,
+): PromptSpec[] => {
   const entries: [readonly (string | number)[], unknown][] =
     typeof raw === 'string' ? [[['prompts'], raw]] : raw.map((e, i) => [['prompts', i], e]);
   const out: PromptSpec[] = [];
@@ -218,16 +232,7 @@ const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: stri
       textAt = [...at, 'text'];
     }
     if (isFileRef(text)) text = readFileRef(source, textAt, text, dir).text;
-    try {
-      compileTemplate(text);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw source.fail(
-        textAt,
-        `invalid template: ${message}`,
-        'vars are written {{ name }}; tags {% … %} must be closed',
-      );
-    }
+    checkTemplateVars(source, textAt, text, { names: known, what: 'this prompt', ownTest: false });
     if (out.some((p) => p.id === id))
       throw source.fail(at, `duplicate prompt id "${id}"`, 'give each prompt a unique id');
     out.push({ id, text });

@@ -9,6 +9,7 @@ import { testSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
+import { checkTestTemplates } from './template-vars.js';
 import { type AroundSteps, noSteps } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -142,6 +143,14 @@ export const finishTests = (
       );
     }
     seen.set(id, draft.where);
+    // A test's own assertions and steps may read only the vars it has (its own and default_test's).
+    checkTestTemplates(
+      draft.source,
+      draft.path,
+      draft,
+      new Set(Object.keys({ ...defaults.vars, ...draft.vars })),
+      true,
+    );
     const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
     return {
       id,

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import type { CaseIdentity, JsonObject } from '../records.js';
 import type { Fingerprints } from './fingerprint.js';
 import { caseKey, fingerprintOf } from './identity.js';
+import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
 import { renderTemplate } from './template.js';
 
@@ -47,7 +48,8 @@ export const expandMatrix = (
   for (const spec of evals) {
     const evalDir = dirname(spec.file);
     const targetPrints = new Map(spec.targets.map((t) => [t.label, fingerprints.target(t)]));
-    for (const test of spec.tests) {
+    for (const written of spec.tests) {
+      const test = renderTest(written);
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       const around = aroundPrint(fingerprints, spec, test);
       for (const promptSpec of spec.prompts) {
