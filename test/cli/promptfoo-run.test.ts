@@ -101,6 +101,26 @@ describe('a promptfoo config runs unchanged', () => {
   });
 });
 
+describe('python assertions', () => {
+  it('run through python3: expressions, bodies with return, file:// functions and CSV python: cells', async () => {
+    const p = tempProject();
+    cpSync(path.join(fixtures, 'python'), p.dir, { recursive: true });
+    const ok = await runCli(['eval', 'run', 'promptfooconfig.yaml', '-q', '-o', 'out/ok'], { cwd: p.dir });
+    expect(ok.code).toBe(0);
+    expect(rowsOf(p.path('out/ok')).map((r) => [r.identity.test, r.outcome])).toEqual([
+      ['t1', 'passed'],
+      ['t2', 'passed'],
+    ]);
+    // The file's function now returns 0.0 for t1: one of its four assertions fails.
+    p.write('check.py', p.read('check.py').replace('"Tell me"', '"Nope"'));
+    const bad = await runCli(['eval', 'run', 'promptfooconfig.yaml', '-q', '-o', 'out/bad'], { cwd: p.dir });
+    expect(bad.code).toBe(1);
+    const t1 = rowsOf(p.path('out/bad')).find((r) => r.identity.test === 't1');
+    expect(t1).toMatchObject({ outcome: 'failed', score: 0.75 });
+    p.remove();
+  });
+});
+
 describe('finding a promptfoo config', () => {
   it('accepts a directory holding one, recognised by its content under any name', async () => {
     const config = `prompts: ["Say {{ word }}"]\nproviders: [echo]\ntests:\n  - vars: { word: [a, b, c] }\n`;
@@ -159,6 +179,14 @@ const refused: [name: string, files: Record<string, string>, message: RegExp][] 
         'prompts: [hi]\nproviders: [echo]\ndefaultTest:\n  assert:\n    - type: levenshtein\n      value: hi\n',
     },
     /promptfooconfig\.yaml:5:13: promptfoo assertion type "levenshtein" is not supported by Proctor\n {2}fix: write the check as a `javascript` assertion/,
+  ],
+  [
+    'a model-graded assertion before its grader exists',
+    {
+      'promptfooconfig.yaml':
+        'prompts: [hi]\nproviders: [echo]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: is polite\n',
+    },
+    /promptfooconfig\.yaml:5:15: promptfoo assertion type "llm-rubric" is not supported by Proctor\n {2}fix: Proctor's `llm-rubric` grader is not in this build yet/,
   ],
   [
     'test options other than the judge',

@@ -7,6 +7,7 @@ import { isRecord } from '../../records.js';
 import { existingFile, isFileRef } from '../files.js';
 import type { Path, Source } from '../source.js';
 import { toLiquid } from './nunjucks.js';
+import { pythonAssertion } from './python-assertion.js';
 import { checkKeys } from './refuse.js';
 
 /** promptfoo's names for Proctor graders, where they differ. */
@@ -62,6 +63,20 @@ export const translateAssertion = (source: Source, at: Path, raw: unknown, scope
   const negated = raw.type.startsWith('not-');
   const base = aliases[negated ? raw.type.slice(4) : raw.type] ?? (negated ? raw.type.slice(4) : raw.type);
   const not = negated ? 'not-' : '';
+  const common: JsonObject = {
+    ...(raw.threshold !== undefined ? { threshold: raw.threshold as Json } : {}),
+    ...(raw.weight !== undefined ? { weight: raw.weight as Json } : {}),
+    ...(typeof raw.metric === 'string' ? { id: raw.metric } : {}),
+  };
+  if (base === 'python') {
+    if (typeof raw.value !== 'string' || raw.value === '')
+      throw source.fail(
+        [...at, 'value'],
+        'a python assertion needs its code as `value`',
+        'write an expression over `output` and `context`, or file://check.py',
+      );
+    return { type: `${not}script`, ...pythonAssertion(source, [...at, 'type'], raw.value), ...common };
+  }
   let type = `${not}${base}`;
   let value = raw.value as Json | undefined;
   if (typeof value === 'string' && isFileRef(value) && base !== 'javascript')
@@ -89,9 +104,7 @@ export const translateAssertion = (source: Source, at: Path, raw: unknown, scope
   return {
     type,
     ...(value !== undefined ? { value } : {}),
-    ...(raw.threshold !== undefined ? { threshold: raw.threshold as Json } : {}),
-    ...(raw.weight !== undefined ? { weight: raw.weight as Json } : {}),
-    ...(typeof raw.metric === 'string' ? { id: raw.metric } : {}),
+    ...common,
     ...(judge !== undefined ? { judge: judge as Json } : {}),
   };
 };

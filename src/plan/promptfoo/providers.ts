@@ -4,6 +4,7 @@ import { targets } from '../../targets/registry.js';
 import type { Env } from '../env.js';
 import type { Path, Source } from '../source.js';
 import { checkKeys } from './refuse.js';
+import { shellQuote } from './shell.js';
 
 // Resolved where the target runs, like promptfoo's own lookup, so no machine's URL is baked into a spec.
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference for the target, not a JS template.
@@ -34,8 +35,6 @@ if (result && result.error) {
 const output = result ? result.output : undefined;
 process.stdout.write(typeof output === 'string' ? output : JSON.stringify(output ?? null));
 `;
-
-const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
 const pending = (kind: string): string =>
   `Proctor's \`${kind}\` target is not in this build yet; until it is, call the endpoint through \`exec:\` or an OpenAI-compatible \`openai:\` provider`;
