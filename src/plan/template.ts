@@ -60,20 +60,34 @@ export const compileTemplate = (src: string): CompiledTemplate => {
   if (hit) return hit;
   const parsed: Template[] = engine.parse(src);
   const compiled: CompiledTemplate = (vars) => String(engine.renderSync(parsed, vars));
-  if (cache.size >= maxCached) {
-    const oldest = cache.keys().next();
-    if (!oldest.done) cache.delete(oldest.value);
-  }
-  cache.set(src, compiled);
+  remember(cache, src, compiled);
   return compiled;
 };
+
+/** Adds to a bounded cache, evicting the oldest entry when it is full. */
+const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
+  if (map.size >= maxCached) {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+  map.set(key, value);
+};
+
+// A suite of 100,000 tests sharing a few templated assertions checks each distinct source once.
+const variablesCache = new Map<string, string[]>();
 
 /**
  * The variables a template reads from outside (`{{ a.b }}` reads `a`; a `for` loop's own variable is not
  * one), for the plan's check that every test gives them. Throws liquidjs's parse error on bad syntax.
  */
-export const templateVariables = (src: string): string[] =>
-  isTemplate(src) ? engine.globalVariablesSync(src).map((v) => String(v).split(/[.[]/)[0] ?? '') : [];
+export const templateVariables = (src: string): string[] => {
+  if (!isTemplate(src)) return [];
+  const hit = variablesCache.get(src);
+  if (hit) return hit;
+  const names = engine.globalVariablesSync(src).map((v) => String(v).split(/[.[]/)[0] ?? '');
+  remember(variablesCache, src, names);
+  return names;
+};
 
 /** Renders `template` with `vars`; text without `{{` or `{%` is returned as is, without touching Liquid. */
 export const renderTemplate = (template: string, vars: Readonly<Record<string, unknown>>): string =>

@@ -107,7 +107,11 @@ describe('python assertions', () => {
     cpSync(path.join(fixtures, 'python'), p.dir, { recursive: true });
     const ok = await runCli(['eval', 'run', 'promptfooconfig.yaml', '-q', '-o', 'out/ok'], { cwd: p.dir });
     expect(ok.code).toBe(0);
-    expect(rowsOf(p.path('out/ok')).map((r) => [r.identity.test, r.outcome]).sort()).toEqual([
+    expect(
+      rowsOf(p.path('out/ok'))
+        .map((r) => [r.identity.test, r.outcome])
+        .sort(),
+    ).toEqual([
       ['t1', 'passed'],
       ['t2', 'passed'],
     ]);
