@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError } from '../../errors.js';
 import type { JsonObject } from '../../records.js';
 import { isRecord } from '../../records.js';
-import { CsvSyntaxError, parseCsv } from '../csv.js';
+import { readCsvTable } from '../csv-table.js';
 import { displayPath, existingFile, isFileRef } from '../files.js';
 import { globFiles, isGlob } from '../glob.js';
 import { type Path, PointSource, type Source } from '../source.js';
@@ -106,20 +106,7 @@ export const readTest = (source: Source, at: Path, raw: unknown, scope: TestScop
  * `__metadata:KEY`. Other `__` columns are refused.
  */
 const csvTests = (display: string, text: string, scope: TestScope): ReadTest[] => {
-  let rows: ReturnType<typeof parseCsv>;
-  try {
-    rows = parseCsv(text);
-  } catch (error) {
-    if (!(error instanceof CsvSyntaxError)) throw error;
-    throw new InputError(
-      `invalid CSV: ${error.message}`,
-      { file: display, line: error.line, col: error.col },
-      'quote a cell holding "," or a quote, and double every quote inside it ("")',
-    );
-  }
-  const [header, ...data] = rows;
-  if (!header) return [];
-  const names = header.cells.map((c) => c.trim());
+  const { names, header, rows } = readCsvTable(display, text);
   names.forEach((name, i) => {
     if (name.startsWith('__') && !/^__(expected\d*|description|threshold|metadata:.+)$/.test(name))
       throw new InputError(
@@ -128,14 +115,8 @@ const csvTests = (display: string, text: string, scope: TestScope): ReadTest[] =
         'Proctor reads __expected, __expected<N>, __description, __threshold and __metadata:KEY columns',
       );
   });
-  return data.map((row) => {
+  return rows.map((row) => {
     const cellAt = (i: number) => ({ file: display, line: row.line, col: row.cols[i] ?? 1 });
-    if (row.cells.length !== names.length)
-      throw new InputError(
-        `row has ${row.cells.length} cells but the header has ${names.length}`,
-        cellAt(0),
-        'give every row one cell per column (quote cells that contain ",")',
-      );
     const vars: JsonObject = {};
     const metadata: JsonObject = {};
     const assert: JsonObject[] = [];
