@@ -1,16 +1,10 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { onlyBundle, tempProject } from '../support/project.js';
+import { indexRows, onlyBundle, tempProject } from '../support/project.js';
 
 const outcomes = (bundle: string): Record<string, string> =>
   Object.fromEntries(
-    readFileSync(path.join(bundle, 'index.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { identity: { test: string }; outcome: string })
-      .map((r) => [r.identity.test, r.outcome]),
+    indexRows<{ identity: { test: string }; outcome: string }>(bundle).map((r) => [r.identity.test, r.outcome]),
   );
 
 describe('templates everywhere', () => {

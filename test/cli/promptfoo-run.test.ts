@@ -1,10 +1,10 @@
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
-import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
+import { indexRows, onlyBundle, type TempProject, tempProject } from '../support/project.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/promptfoo/', import.meta.url));
 
@@ -15,11 +15,7 @@ interface Row {
   fingerprint: string;
 }
 
-const rowsOf = (bundle: string): Row[] =>
-  readFileSync(path.join(bundle, 'index.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Row);
+const rowsOf = (bundle: string): Row[] => indexRows<Row>(bundle);
 
 /** A row without the eval path (which an import renames), keyed by the rest of its identity. */
 const byCase = (rows: readonly Row[]): Map<string, [string, number, string]> =>
