@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { filesContaining } from '../support/files.js';
 import { indexRows, onlyBundle, type TempProject, tempProject } from '../support/project.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/promptfoo/', import.meta.url));
@@ -94,6 +95,27 @@ describe('a promptfoo config runs unchanged', () => {
     const again = await runCli(['import', 'promptfoo', 'promptfooconfig.yaml'], { cwd: project.dir });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/promptfooconfig\.eval\.yaml already exists/);
+  });
+});
+
+describe('secrets in a promptfoo config', () => {
+  it('sends an apiKey written into the config but never writes it under .proctor', async () => {
+    const p = tempProject({
+      'promptfooconfig.yaml': `prompts: ["Say {{ w }}"]
+providers:
+  - id: openai:fake-model
+    config: { apiBaseUrl: "${fake.url}", apiKey: sk-very-secret-42 }
+tests:
+  - vars: { w: hi }
+    assert: [{ type: contains, value: "{{ w }}" }]
+`,
+    });
+    fake.reset();
+    const r = await runCli(['eval', 'run', '-q', 'promptfooconfig.yaml'], { cwd: p.dir });
+    expect(r.code).toBe(0);
+    expect(fake.requests[0]?.headers.authorization).toBe('Bearer sk-very-secret-42');
+    expect(filesContaining(p.path('.proctor'), 'sk-very-secret-42')).toEqual([]);
+    p.remove();
   });
 });
 
