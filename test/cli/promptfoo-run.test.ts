@@ -187,6 +187,14 @@ const refused: [name: string, files: Record<string, string>, message: RegExp][] 
     /promptfooconfig\.yaml:3:5: provider "anthropic:messages:claude-sonnet-4-5" needs the anthropic target/,
   ],
   [
+    'an http provider before the http target exists',
+    {
+      'promptfooconfig.yaml':
+        'prompts: [hi]\nproviders:\n  - id: https://agent.example/api\n    config: { method: POST, body: { q: "{{ prompt }}" } }\n',
+    },
+    /promptfooconfig\.yaml:3:9: provider "https:\/\/agent\.example\/api" needs the http target\n {2}fix: Proctor's `http` target is not in this build yet/,
+  ],
+  [
     'an assertion transform',
     {
       'promptfooconfig.yaml':

@@ -116,6 +116,42 @@ const openaiTarget = (source: Source, p: Provider, model: string, env: Env): Jso
   };
 };
 
+/**
+ * `anthropic:MODEL` / `anthropic:messages:MODEL` as the `anthropic` target (issue 12), named as that target
+ * names its keys; used only once the target is in the registry (refused before, see providerTarget).
+ */
+const anthropicTarget = (source: Source, p: Provider, model: string): JsonObject => {
+  const c = p.config;
+  checkKeys(source, p.configAt, c, ['apiKey', 'apiBaseUrl', 'temperature', 'max_tokens']);
+  return {
+    kind: 'anthropic',
+    model,
+    ...(c.apiKey !== undefined ? { api_key: c.apiKey as string } : {}),
+    ...(c.apiBaseUrl !== undefined ? { base_url: c.apiBaseUrl as string } : {}),
+    ...(c.temperature !== undefined ? { temperature: c.temperature as number } : {}),
+    ...(c.max_tokens !== undefined ? { max_tokens: c.max_tokens as number } : {}),
+  };
+};
+
+/**
+ * `http` (with `config.url`) or an `https://…` id as the `http` target (issue 12): url, method, headers and
+ * body carry over; `transformResponse` is refused until the mapping onto that target's output selector is
+ * settled, since guessing it would grade the wrong text.
+ */
+const httpTarget = (source: Source, p: Provider): JsonObject => {
+  const c = p.config;
+  checkKeys(source, p.configAt, c, ['url', 'method', 'headers', 'body'], {
+    transformResponse: 'pick the output with the http target’s selector in a native eval (`proctor import promptfoo`)',
+  });
+  return {
+    kind: 'http',
+    url: (c.url as string | undefined) ?? p.id,
+    ...(c.method !== undefined ? { method: c.method as string } : {}),
+    ...(c.headers !== undefined ? { headers: c.headers as JsonObject } : {}),
+    ...(c.body !== undefined ? { body: c.body as JsonObject } : {}),
+  };
+};
+
 /** `exec:CMD`: promptfoo appends the prompt, an options JSON and a context JSON as arguments. */
 const execTarget = (source: Source, p: Provider, command: string): JsonObject => {
   const { basePath, ...rest } = p.config;
@@ -181,11 +217,14 @@ export const providerTarget = (source: Source, at: Path, raw: unknown, env: Env)
     target = openaiTarget(source, p, model, env);
   } else if (scheme === 'exec') target = execTarget(source, p, rest.trim());
   else if (p.id.startsWith('file://')) target = moduleTarget(source, idAt, p, p.id.slice('file://'.length));
-  else if (scheme === 'anthropic' && !('anthropic' in targets))
-    throw source.fail(idAt, `provider "${p.id}" needs the anthropic target`, pending('anthropic'));
-  else if ((scheme === 'http' || scheme === 'https') && !('http' in targets))
-    throw source.fail(idAt, `provider "${p.id}" needs the http target`, pending('http'));
-  else
+  else if (scheme === 'anthropic') {
+    if (!('anthropic' in targets))
+      throw source.fail(idAt, `provider "${p.id}" needs the anthropic target`, pending('anthropic'));
+    target = anthropicTarget(source, p, rest.startsWith('messages:') ? rest.slice('messages:'.length) : rest);
+  } else if (scheme === 'http' || scheme === 'https') {
+    if (!('http' in targets)) throw source.fail(idAt, `provider "${p.id}" needs the http target`, pending('http'));
+    target = httpTarget(source, p);
+  } else
     throw source.fail(
       idAt,
       `unsupported provider "${p.id}"`,
