@@ -98,6 +98,26 @@ describe('a promptfoo config runs unchanged', () => {
   });
 });
 
+describe('chat prompts', () => {
+  it('render a YAML chat file with a loop, then send it as messages; an array of objects does not expand', async () => {
+    const p = tempProject();
+    cpSync(path.join(fixtures, 'chat'), p.dir, { recursive: true });
+    fake.reset();
+    const r = await runCli(['eval', 'run', '-q', 'promptfooconfig.yaml'], { cwd: p.dir, env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]?.body.messages).toEqual([
+      { role: 'system', content: 'Answer with a number.' },
+      { role: 'user', content: 'What is 1+1?' },
+      { role: 'assistant', content: '2' },
+      { role: 'user', content: 'What is 3+3?' },
+      { role: 'assistant', content: '6' },
+      { role: 'user', content: 'What is 2+2?' },
+    ]);
+    p.remove();
+  });
+});
+
 describe('secrets in a promptfoo config', () => {
   it('sends an apiKey written into the config but never writes it under .proctor', async () => {
     const p = tempProject({
