@@ -43,7 +43,7 @@ export interface AssertionScope {
   dir: string;
   /**
    * The judge of a model-graded assertion: its own `provider`, else `options.provider` around it, else
-   * promptfoo's default grader (`openai:gpt-4o` through the OpenAI settings in the environment).
+   * promptfoo's default grader with an OpenAI key (`openai:gpt-5` through the OpenAI settings in the environment).
    */
   judge: (at: Path, provider: unknown) => JsonObject;
 }

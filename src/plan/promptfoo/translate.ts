@@ -11,7 +11,7 @@ import { Origins, TranslatedSource } from './translated-source.js';
 import { combinations, loadVars } from './vars.js';
 
 /** The judge promptfoo grades with when none is configured, through the OpenAI settings in the environment. */
-const defaultGrader = 'openai:gpt-4o';
+const defaultGrader = 'openai:gpt-5';
 
 const topInstead = {
   scenarios: 'write each scenario’s tests out under `tests:` (a CSV file keeps them short)',
