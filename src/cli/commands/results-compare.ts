@@ -1,8 +1,6 @@
-import { basename } from 'node:path';
 import { caseName } from '../../bundle/case-name.js';
-import { type CaseChange, type CaseSide, type Comparison, compareRows, type PassRate } from '../../bundle/compare.js';
-import { latestRows } from '../../bundle/latest-rows.js';
-import { skippedLinesWarning } from '../../bundle/reader.js';
+import type { CaseChange, CaseSide, Comparison, PassRate } from '../../bundle/compare.js';
+import { compareBundles } from '../../bundle/compare-bundles.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
@@ -57,18 +55,10 @@ export const resultsCompare = (
   const config = loadProjectConfig(cwd, process.env);
   const baseDir = selectBundle(baseSelector, config, cwd);
   const headDir = selectBundle(headSelector, config, cwd);
-  const base = latestRows(baseDir);
-  const head = latestRows(headDir);
-  for (const [name, read] of [
-    ['base', base],
-    ['head', head],
-  ] as const) {
-    if (read.skippedLines) {
-      process.stderr.write(`warning: ${name}: ${skippedLinesWarning(read.skippedLines)}\n`);
-    }
-  }
-  const names = { base: basename(baseDir), head: basename(headDir) };
-  const comparison = compareRows(names, base.rows, head.rows, opts.tolerance ?? 0);
+  const warn = (message: string) =>
+    process.stderr.write(`warning: ${message}
+`);
+  const comparison = compareBundles(baseDir, headDir, warn, opts.tolerance ?? 0);
   process.stdout.write(opts.json ? `${JSON.stringify(comparison, null, 2)}\n` : render(comparison));
   return comparison.gate.pass ? exitCodes.ok : exitCodes.failed;
 };
