@@ -27,7 +27,12 @@ import { YamlSource } from './yaml-source.js';
  * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
  * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
  */
-export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): EvalSpec => {
+export const loadEvalFile = (
+  file: string,
+  config: ProjectConfig,
+  env: Env,
+  given: readonly string[] = [],
+): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
   const dir = path.dirname(abs);
@@ -59,13 +64,15 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
       'tests: the file holds no test',
       'add at least one test to it (leave `tests:` out to run each prompt once)',
     );
-  const tests = finishTests(drafts, defaults, around);
+  const tests = finishTests(drafts, defaults, around, given);
   // No tests: the prompts run once each, with default_test's vars and assertions.
   if (doc.tests === undefined)
-    tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
+    tests.push(
+      ...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults, undefined, given),
+    );
 
   // What prompts and default_test may read: the vars some test gives.
-  const known = new Set(tests.flatMap((t) => Object.keys(t.vars)));
+  const known = new Set([...tests.flatMap((t) => Object.keys(t.vars)), ...given]);
   checkTestTemplates(
     source,
     ['default_test'],
@@ -90,7 +97,12 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
  * Every eval file under `paths`, each once: a directory yields its `*.eval.yaml` / `*.eval.yml` and
  * `promptfooconfig.yaml` files (sorted), and the promptfoo configs directly in it under any name.
  */
-export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, env: Env): EvalSpec[] => {
+export const loadEvalPaths = (
+  paths: readonly string[],
+  config: ProjectConfig,
+  env: Env,
+  given: readonly string[] = [],
+): EvalSpec[] => {
   const files: string[] = [];
   for (const p of paths) {
     const abs = path.resolve(p);
@@ -113,7 +125,7 @@ export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, e
       );
     for (const f of found) if (!files.includes(f)) files.push(f);
   }
-  return files.map((f) => loadEvalFile(f, config, env));
+  return files.map((f) => loadEvalFile(f, config, env, given));
 };
 
 // Never walk into dependencies, VCS data or Proctor's own results: they are not the user's evals.

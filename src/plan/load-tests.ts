@@ -122,11 +122,15 @@ const jsonlTest = (display: string, line: string, index: number, evalDir: string
   }
 };
 
-/** Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids. */
+/**
+ * Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids.
+ * `given`: vars the command line sets for every test (`--var`), which templates may read too.
+ */
 export const finishTests = (
   drafts: readonly DraftTest[],
   defaults: TestDefaults,
   compileSteps?: StepCompiler,
+  given: readonly string[] = [],
 ): TestSpec[] => {
   const seen = new Map<string, SourcePosition>();
   return drafts.map((draft, i) => {
@@ -143,14 +147,9 @@ export const finishTests = (
       );
     }
     seen.set(id, draft.where);
-    // A test's own assertions and steps may read only the vars it has (its own and default_test's).
-    checkTestTemplates(
-      draft.source,
-      draft.path,
-      draft,
-      new Set(Object.keys({ ...defaults.vars, ...draft.vars })),
-      true,
-    );
+    // A test's own assertions and steps may read only the vars it has (its own, default_test's, --var's).
+    const names = new Set([...Object.keys({ ...defaults.vars, ...draft.vars }), ...given]);
+    checkTestTemplates(draft.source, draft.path, draft, names, true);
     const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
     return {
       id,

@@ -49,6 +49,22 @@ tests:
     p.remove();
   });
 
+  it('takes a variable that only --var gives as given', async () => {
+    const p = tempProject({
+      'a.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["Hi {{ name }}"]
+default_test:
+  assert: [{ type: contains, value: "{{ name }}" }]
+tests:
+  - assert: [{ type: icontains, value: "{{ name }}" }]
+`,
+    });
+    expect((await runCli(['eval', 'run', '-q'], { cwd: p.dir })).code).toBe(2);
+    const r = await runCli(['eval', 'run', '-q', '--var', 'name=Ada'], { cwd: p.dir });
+    expect(r.code, r.stderr).toBe(0);
+    p.remove();
+  });
+
   it('refuses a variable that no test gives, at file:line:col, before running anything', async () => {
     const cases: [string, RegExp][] = [
       [
