@@ -16,6 +16,31 @@ const engine = new Liquid({
     value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value ?? ''),
 });
 
+// The nunjucks filters promptfoo users write most (`| dump`, `| upper`, …), under their nunjucks names, so a
+// promptfoo template renders unchanged; Liquid's own names (`upcase`, `size`, …) keep working beside them.
+const nunjucksFilters: Record<string, (value: unknown, ...args: unknown[]) => unknown> = {
+  dump: (value, indent) => JSON.stringify(value, null, typeof indent === 'number' ? indent : undefined),
+  upper: (value) => String(value ?? '').toUpperCase(),
+  lower: (value) => String(value ?? '').toLowerCase(),
+  title: (value) => String(value ?? '').replace(/\w\S*/g, (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()),
+  trim: (value) => String(value ?? '').trim(),
+  length: (value) =>
+    Array.isArray(value) || typeof value === 'string'
+      ? value.length
+      : value !== null && typeof value === 'object'
+        ? Object.keys(value).length
+        : 0,
+  safe: (value) => value,
+  string: (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value ?? '')),
+  int: (value) => Number.parseInt(String(value), 10) || 0,
+  float: (value) => Number.parseFloat(String(value)) || 0,
+  wordcount: (value) =>
+    String(value ?? '')
+      .split(/\s+/)
+      .filter(Boolean).length,
+};
+for (const [name, filter] of Object.entries(nunjucksFilters)) engine.registerFilter(name, filter);
+
 // Bounded so a long run rendering many distinct sources (e.g. templated vars) cannot grow memory forever.
 const maxCached = 5000;
 const cache = new Map<string, CompiledTemplate>();
@@ -35,12 +60,33 @@ export const compileTemplate = (src: string): CompiledTemplate => {
   if (hit) return hit;
   const parsed: Template[] = engine.parse(src);
   const compiled: CompiledTemplate = (vars) => String(engine.renderSync(parsed, vars));
-  if (cache.size >= maxCached) {
-    const oldest = cache.keys().next();
-    if (!oldest.done) cache.delete(oldest.value);
-  }
-  cache.set(src, compiled);
+  remember(cache, src, compiled);
   return compiled;
+};
+
+/** Adds to a bounded cache, evicting the oldest entry when it is full. */
+const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
+  if (map.size >= maxCached) {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+  map.set(key, value);
+};
+
+// A suite of 100,000 tests sharing a few templated assertions checks each distinct source once.
+const variablesCache = new Map<string, string[]>();
+
+/**
+ * The variables a template reads from outside (`{{ a.b }}` reads `a`; a `for` loop's own variable is not
+ * one), for the plan's check that every test gives them. Throws liquidjs's parse error on bad syntax.
+ */
+export const templateVariables = (src: string): string[] => {
+  if (!isTemplate(src)) return [];
+  const hit = variablesCache.get(src);
+  if (hit) return hit;
+  const names = engine.globalVariablesSync(src).map((v) => String(v).split(/[.[]/)[0] ?? '');
+  remember(variablesCache, src, names);
+  return names;
 };
 
 /** Renders `template` with `vars`; text without `{{` or `{%` is returned as is, without touching Liquid. */

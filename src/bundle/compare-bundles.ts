@@ -3,11 +3,19 @@ import { type Comparison, compareRows } from './compare.js';
 import { latestRows } from './latest-rows.js';
 import { skippedLinesWarning } from './reader.js';
 
-/** Compares the latest rows of two bundle folders; lines that are not rows are reported through `warn`. */
-export const compareBundles = (baseDir: string, headDir: string, warn: (message: string) => void): Comparison => {
+/**
+ * Compares the latest rows of two bundle folders; lines that are not rows are reported through `warn`.
+ * `tolerance`: how many fewer passing cases than the base the gate allows.
+ */
+export const compareBundles = (
+  baseDir: string,
+  headDir: string,
+  warn: (message: string) => void,
+  tolerance = 0,
+): Comparison => {
   const base = latestRows(baseDir);
   const head = latestRows(headDir);
   if (base.skippedLines) warn(`base: ${skippedLinesWarning(base.skippedLines)}`);
   if (head.skippedLines) warn(`head: ${skippedLinesWarning(head.skippedLines)}`);
-  return compareRows({ base: basename(baseDir), head: basename(headDir) }, base.rows, head.rows);
+  return compareRows({ base: basename(baseDir), head: basename(headDir) }, base.rows, head.rows, tolerance);
 };

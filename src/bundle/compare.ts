@@ -57,7 +57,19 @@ export interface Comparison {
   outcome_changed: CaseChange[];
   only_in_base: CaseChange[];
   only_in_head: CaseChange[];
+  /** The CI verdict: fails on a regression, a lost case, or fewer passing cases than the base beyond `tolerance`. */
+  gate: Gate;
   verdict: string;
+}
+
+export interface Gate {
+  pass: boolean;
+  /** How many fewer passing cases than the base the head may have. */
+  tolerance: number;
+  passing: { base: number; head: number };
+  /** Cases of the base the head does not have, or has only as canceled: never run, so never checked. */
+  lost: number;
+  failures: string[];
 }
 
 const isBad = (o: Outcome): boolean => o === 'failed' || o === 'error';
@@ -94,7 +106,20 @@ const delta = (target: string, base: PassRate | undefined, head: PassRate | unde
 
 const pct = (rate: PassRate | null): string => (rate ? `${(rate.pass_rate * 100).toFixed(1)}%` : '-');
 
-const verdictOf = (c: Omit<Comparison, 'verdict'>): string => {
+const gateOf = (c: Omit<Comparison, 'gate' | 'verdict'>, tolerance: number): Gate => {
+  const lost = c.only_in_base.length + c.outcome_changed.filter((x) => x.head?.outcome === 'canceled').length;
+  const passing = { base: c.overall.base?.passed ?? 0, head: c.overall.head?.passed ?? 0 };
+  const failures = [
+    ...(c.counts.regressed ? [`${c.counts.regressed} case(s) regressed`] : []),
+    ...(lost ? [`${lost} case(s) lost (canceled or missing in head)`] : []),
+    ...(passing.head < passing.base - tolerance
+      ? [`passing ${passing.base} → ${passing.head} (tolerance ${tolerance})`]
+      : []),
+  ];
+  return { pass: failures.length === 0, tolerance, passing, lost, failures };
+};
+
+const verdictOf = (c: Omit<Comparison, 'gate' | 'verdict'>): string => {
   const rates = `pass rate ${pct(c.overall.base)} → ${pct(c.overall.head)}`;
   const { counts } = c;
   if (counts.common === 0) return `NOTHING IN COMMON: the bundles share no case (${rates})`;
@@ -113,6 +138,7 @@ export const compareRows = (
   names: { base: string; head: string },
   base: Iterable<IndexRow>,
   head: Iterable<IndexRow>,
+  tolerance = 0,
 ): Comparison => {
   const baseCases = new Map<string, { identity: CaseIdentity; side: CaseSide }>();
   const baseRates = new Rates();
@@ -153,7 +179,7 @@ export const compareRows = (
     ([key, c]): CaseChange => ({ key, identity: c.identity, base: c.side, head: null }),
   );
   const targetNames = [...new Set([...baseRates.byTarget.keys(), ...headRates.byTarget.keys()])].sort();
-  const result: Omit<Comparison, 'verdict'> = {
+  const compared: Omit<Comparison, 'gate' | 'verdict'> = {
     schema: 'proctor.compare/1',
     base: names.base,
     head: names.head,
@@ -172,5 +198,6 @@ export const compareRows = (
     ...lists,
     only_in_base,
   };
+  const result = { ...compared, gate: gateOf(compared, tolerance) };
   return { ...result, verdict: verdictOf(result) };
 };

@@ -101,6 +101,17 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(evalValidate(paths));
     });
 
+  root
+    .command('import')
+    .description('convert evals of another tool into native ones')
+    .command('promptfoo')
+    .description('write the native *.eval.yaml and proctor.toml of a promptfoo config, beside it')
+    .argument('<config>', 'a promptfoo config (promptfooconfig.yaml)')
+    .action(async (config: string) => {
+      const { importPromptfooCommand } = await import('./commands/import-promptfoo.js');
+      setCode(importPromptfooCommand(config));
+    });
+
   const task = root.command('task').description('run and check task files');
   task
     .command('run')
@@ -151,11 +162,14 @@ const program = (setCode: (code: number) => void): Command => {
     });
   results
     .command('compare')
-    .description('compare two bundles case by case; exit 1 when a case that passed in BASE fails in HEAD')
+    .description(
+      'compare two bundles case by case; exit 1 when HEAD regressed or lost cases of BASE, or passes fewer of them',
+    )
     .argument('<base>', 'the reference: a run id, a bundle directory or an index.jsonl path')
     .argument('<head>', 'the bundle to check against it, likewise')
     .option('--json', 'print the comparison as JSON')
-    .action(async (base: string, head: string, opts: { json?: boolean }) => {
+    .option('--tolerance <n>', 'how many fewer passing cases than BASE the gate allows (default 0)', nonNegativeInt)
+    .action(async (base: string, head: string, opts: { json?: boolean; tolerance?: number }) => {
       const { resultsCompare } = await import('./commands/results-compare.js');
       setCode(resultsCompare(base, head, opts));
     });

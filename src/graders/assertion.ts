@@ -112,18 +112,21 @@ export interface ScoredAssertion {
 }
 
 /**
- * A case's score is the weighted mean of its assertions' scores (1 when nothing carries weight); it passes when
- * the score reaches `threshold` and no required assertion failed, whatever its weight.
+ * A case's score is the weighted mean of its assertions' scores (1 when nothing carries weight). It passes when
+ * no required assertion failed and either every weighted assertion passed (a judge's pass at 0.9 is a pass) or
+ * the score reaches `threshold` (how much failure the case may carry).
  */
 export const scoreCase = (results: readonly ScoredAssertion[], threshold: number): { score: number; pass: boolean } => {
   let total = 0;
   let weighted = 0;
   let requiredFailed = false;
+  let weightedFailed = false;
   for (const r of results) {
     total += r.weight;
     weighted += r.weight * r.score;
     if (r.required && !r.pass) requiredFailed = true;
+    if (r.weight > 0 && !r.pass) weightedFailed = true;
   }
   const score = total > 0 ? weighted / total : 1;
-  return { score, pass: !requiredFailed && reaches(score, threshold) };
+  return { score, pass: !requiredFailed && (!weightedFailed || reaches(score, threshold)) };
 };

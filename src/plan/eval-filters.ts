@@ -26,6 +26,9 @@ const regex = (flag: string, source: string): RegExp => {
   }
 };
 
+/** The names of the vars `--var` sets for every test. */
+export const givenVars = (filters: EvalFilters): string[] => Object.keys(parseAssignments('--var', filters.var ?? []));
+
 /**
  * Narrows the loaded evals to what the flags select and sets `--var` values, before the matrix is expanded.
  * A filter that leaves nothing is bad input: a typo would otherwise run an empty suite and pass.

@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
-import { applyEvalFilters, type EvalFilters } from './eval-filters.js';
+import { applyEvalFilters, type EvalFilters, givenVars } from './eval-filters.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
@@ -130,7 +130,8 @@ export const planEvalRun = (
   env: Env,
 ): EvalRunPlan => {
   const evals = applyEvalFilters(
-    loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env),
+    // Vars `--var` sets are given to every test, so templates may read them.
+    loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env, givenVars(flags)),
     flags,
   );
   const warnings = attachPrices(

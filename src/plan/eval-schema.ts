@@ -67,6 +67,7 @@ export const testSchema = <A extends z.ZodType>(assertion: A) =>
     assert: z.array(assertion).optional(),
     threshold: z.number().min(0).max(1).optional().describe('Score needed to pass, default 1'),
     repeat: z.int().min(1).optional(),
+    metadata: z.record(z.string(), z.json()).optional().describe('Free-form facts about the test, kept with it'),
     ...aroundSteps,
   });
 
@@ -117,6 +118,10 @@ const evalFileSchema = (parts: Parts) =>
       .optional()
       .describe('Default: every target of proctor.toml'),
     prompts: z.union([z.string(), z.array(z.union([z.string(), parts.prompt, parts.chat])).min(1)]),
+    judges: z
+      .record(z.string(), parts.target)
+      .optional()
+      .describe('Judge targets of model-graded assertions, by label: they grade, they are not under test'),
     workspace: parts.workspace
       .optional()
       .describe('Every case runs in a pooled copy of this workspace, reset to its baseline between cases'),

@@ -13,11 +13,14 @@ import { displayPath, isFileRef, readFileRef } from './files.js';
 import { resolveJudges } from './judges.js';
 import { draftTests, finishTests, type StepCompiler, type TestDefaults } from './load-tests.js';
 import { labelProblem, toEvalOptions } from './options.js';
+import { isNativeEvalName, isPromptfooConfig, isPromptfooName, looksLikePromptfoo } from './promptfoo/detect.js';
+import { translatePromptfoo } from './promptfoo/translate.js';
 import type { Path, Source } from './source.js';
 import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import type { StepScope } from './task-steps.js';
+import { checkTemplateVars, checkTestTemplates } from './template-vars.js';
 import { compileAround, noSteps, workspaceStep } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -26,10 +29,17 @@ import { YamlSource } from './yaml-source.js';
  * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
  * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
  */
-export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): EvalSpec => {
+export const loadEvalFile = (
+  file: string,
+  config: ProjectConfig,
+  env: Env,
+  given: readonly string[] = [],
+): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
-  const source = YamlSource.parse(display, readFileSync(abs, 'utf8'));
+  const dir = path.dirname(abs);
+  const parsed = YamlSource.parse(display, readFileSync(abs, 'utf8'));
+  const source = isPromptfooConfig(abs, parsed.value) ? translatePromptfoo(parsed, dir, config.root, env) : parsed;
   if (!isRecord(source.value)) {
     throw source.fail(
       [],
@@ -40,7 +50,6 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   const shape = evalShapeSchema.safeParse(source.value);
   if (!shape.success) throw source.zodError(shape.error, [], evalShapeSchema);
   const doc = shape.data;
-  const dir = path.dirname(abs);
 
   // Steps of tests resolve paths against the eval file; prompt steps among them must name their target.
   const scope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
@@ -57,24 +66,36 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
       'tests: the file holds no test',
       'add at least one test to it (leave `tests:` out to run each prompt once)',
     );
-  const tests = finishTests(drafts, defaults, around);
+  const tests = finishTests(drafts, defaults, around, given);
   // No tests: the prompts run once each, with default_test's vars and assertions.
   if (doc.tests === undefined)
-    tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
+    tests.push(
+      ...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults, undefined, given),
+    );
 
+  // What prompts and default_test may read: the vars some test gives.
+  const known = new Set([...tests.flatMap((t) => Object.keys(t.vars)), ...given]);
+  checkTestTemplates(
+    source,
+    ['default_test'],
+    { ...(isRecord(doc.default_test) ? doc.default_test : {}), assert: defaults.assert },
+    known,
+    false,
+  );
   const targets = loadTargets(source, doc.targets, config, dir, env);
+  const declaredJudges = loadJudgeTargets(source, doc.judges, dir, env);
   const options = toEvalOptions(doc.evaluate_options);
   const judges = resolveJudges(
     tests.flatMap((t) => t.assert),
     options.judge ?? config.defaults.judge,
-    (label) => targets.find((t) => t.label === label) ?? config.targets[label],
+    (label) => declaredJudges[label] ?? targets.find((t) => t.label === label) ?? config.targets[label],
   );
   return {
     file: abs,
     path: display,
     ...(doc.description !== undefined ? { description: doc.description } : {}),
     targets,
-    prompts: loadPrompts(source, doc.prompts, dir),
+    prompts: loadPrompts(source, doc.prompts, dir, known),
     tests,
     options,
     judges,
@@ -83,8 +104,16 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   };
 };
 
-/** Every eval file under `paths` (a directory yields its `*.eval.yaml` / `*.eval.yml`, sorted), each once. */
-export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, env: Env): EvalSpec[] => {
+/**
+ * Every eval file under `paths`, each once: a directory yields its `*.eval.yaml` / `*.eval.yml` and
+ * `promptfooconfig.yaml` files (sorted), and the promptfoo configs directly in it under any name.
+ */
+export const loadEvalPaths = (
+  paths: readonly string[],
+  config: ProjectConfig,
+  env: Env,
+  given: readonly string[] = [],
+): EvalSpec[] => {
   const files: string[] = [];
   for (const p of paths) {
     const abs = path.resolve(p);
@@ -103,11 +132,11 @@ export const loadEvalPaths = (paths: readonly string[], config: ProjectConfig, e
       throw new InputError(
         `no *.eval.yaml files under ${p}`,
         { file: p },
-        'name eval files NAME.eval.yaml, or pass a file directly',
+        'name eval files NAME.eval.yaml (or promptfooconfig.yaml), or pass a file directly',
       );
     for (const f of found) if (!files.includes(f)) files.push(f);
   }
-  return files.map((f) => loadEvalFile(f, config, env));
+  return files.map((f) => loadEvalFile(f, config, env, given));
 };
 
 // Never walk into dependencies, VCS data or Proctor's own results: they are not the user's evals.
@@ -120,7 +149,8 @@ const findEvalFiles = (dir: string): string[] => {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) {
         if (!skippedDirs.has(entry.name) && !entry.name.startsWith('.')) walk(full);
-      } else if (/\.eval\.ya?ml$/.test(entry.name)) out.push(full);
+      } else if (isNativeEvalName(entry.name) || isPromptfooName(entry.name)) out.push(full);
+      else if (d === dir && /\.ya?ml$/.test(entry.name) && looksLikePromptfoo(full)) out.push(full);
     }
   };
   walk(dir);
@@ -203,42 +233,63 @@ const loadTargets = (
   return out;
 };
 
-/** Compiles a prompt template once here, so a syntax error is reported at its node before anything runs. */
-const checkTemplate = (source: Source, at: Path, text: string): void => {
-  try {
-    compileTemplate(text);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw source.fail(at, `invalid template: ${message}`, 'vars are written {{ name }}; tags {% … %} must be closed');
+/** `judges:`: targets that grade model-graded assertions, declared in the eval by label, never under test. */
+const loadJudgeTargets = (
+  source: Source,
+  raw: Readonly<Record<string, unknown>> | undefined,
+  dir: string,
+  env: Env,
+): Record<string, TargetSpec> => {
+  const out: Record<string, TargetSpec> = {};
+  for (const [label, entry] of Object.entries(raw ?? {})) {
+    const problem = labelProblem(label);
+    if (problem)
+      throw source.fail(
+        ['judges', label],
+        `judge label ${JSON.stringify(label)} ${problem}`,
+        'use a name without spaces',
+      );
+    if (!isRecord(entry))
+      throw source.fail(['judges', label], 'a judge is a target mapping', 'write `{kind: openai, model: …}`');
+    out[label] = buildTarget(source, ['judges', label], label, entry, dir, env);
   }
+  return out;
 };
 
+/** A prompt's templates may read the vars some test gives; one that does not parse is refused at its node. */
+const promptVars = (known: ReadonlySet<string>) => ({ names: known, what: 'this prompt', ownTest: false });
+
 /** A chat prompt: each message's content checked as a template; its text is the last user message. */
-const chatPrompt = (source: Source, at: Path, id: string, raw: unknown): PromptSpec => {
+const chatPrompt = (source: Source, at: Path, id: string, raw: unknown, known: ReadonlySet<string>): PromptSpec => {
   const parsed = chatSchema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, at, chatSchema);
   parsed.data.forEach((m, i) => {
-    checkTemplate(source, [...at, i, 'content'], m.content);
+    checkTemplateVars(source, [...at, i, 'content'], m.content, promptVars(known));
   });
   const lastUser = parsed.data.findLast((m) => m.role === 'user') as Message;
   return { id, text: lastUser.content, messages: parsed.data };
 };
 
-const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: string): PromptSpec[] => {
+const loadPrompts = (
+  source: Source,
+  raw: string | readonly unknown[],
+  dir: string,
+  known: ReadonlySet<string>,
+): PromptSpec[] => {
   const entries: [readonly (string | number)[], unknown][] =
     typeof raw === 'string' ? [[['prompts'], raw]] : raw.map((e, i) => [['prompts', i], e]);
   const out: PromptSpec[] = [];
   entries.forEach(([at, entry], i) => {
     let spec: PromptSpec;
     const fallbackId = `p${i + 1}`;
-    if (Array.isArray(entry)) spec = chatPrompt(source, at, fallbackId, entry);
+    if (Array.isArray(entry)) spec = chatPrompt(source, at, fallbackId, entry, known);
     else if (isRecord(entry) && 'messages' in entry) {
       const id = entry.id ?? fallbackId;
       if (typeof id !== 'string' || id === '')
         throw source.fail([...at, 'id'], 'a prompt id is a non-empty string', 'write `id: NAME`');
       const unknown = source.unknownKey(at, entry, ['id', 'messages']);
       if (unknown) throw unknown;
-      spec = chatPrompt(source, [...at, 'messages'], id, entry.messages);
+      spec = chatPrompt(source, [...at, 'messages'], id, entry.messages, known);
     } else {
       let id = fallbackId;
       let text: string;
@@ -252,7 +303,7 @@ const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: stri
         textAt = [...at, 'text'];
       }
       if (isFileRef(text)) text = readFileRef(source, textAt, text, dir).text;
-      checkTemplate(source, textAt, text);
+      checkTemplateVars(source, textAt, text, promptVars(known));
       spec = { id, text };
     }
     if (out.some((p) => p.id === spec.id))

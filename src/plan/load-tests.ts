@@ -9,6 +9,7 @@ import { testSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
+import { checkTestTemplates } from './template-vars.js';
 import { type AroundSteps, noSteps } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -22,6 +23,7 @@ export interface DraftTest {
   assert: AssertionSpec[];
   threshold?: number;
   repeat?: number;
+  metadata?: JsonObject;
   where: SourcePosition;
   before?: unknown[];
   after?: unknown[];
@@ -53,6 +55,7 @@ const draftTest = (source: Source, at: Path, raw: unknown, evalDir: string): Dra
     assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a, evalDir)),
     ...(t.threshold !== undefined ? { threshold: t.threshold } : {}),
     ...(t.repeat !== undefined ? { repeat: t.repeat } : {}),
+    ...(t.metadata !== undefined ? { metadata: t.metadata as JsonObject } : {}),
     ...(t.before !== undefined ? { before: t.before } : {}),
     ...(t.after !== undefined ? { after: t.after } : {}),
     where: source.pos(at),
@@ -119,11 +122,15 @@ const jsonlTest = (display: string, line: string, index: number, evalDir: string
   }
 };
 
-/** Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids. */
+/**
+ * Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids.
+ * `given`: vars the command line sets for every test (`--var`), which templates may read too.
+ */
 export const finishTests = (
   drafts: readonly DraftTest[],
   defaults: TestDefaults,
   compileSteps?: StepCompiler,
+  given: readonly string[] = [],
 ): TestSpec[] => {
   const seen = new Map<string, SourcePosition>();
   return drafts.map((draft, i) => {
@@ -140,6 +147,9 @@ export const finishTests = (
       );
     }
     seen.set(id, draft.where);
+    // A test's own assertions and steps may read only the vars it has (its own, default_test's, --var's).
+    const names = new Set([...Object.keys({ ...defaults.vars, ...draft.vars }), ...given]);
+    checkTestTemplates(draft.source, draft.path, draft, names, true);
     const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
     return {
       id,
@@ -148,6 +158,7 @@ export const finishTests = (
       assert: [...defaults.assert, ...draft.assert],
       threshold: draft.threshold ?? defaults.threshold ?? 1,
       repeat: draft.repeat ?? 1,
+      ...(draft.metadata !== undefined ? { metadata: draft.metadata } : {}),
       where: draft.where,
       ...(steps.before.length ? { before: steps.before } : {}),
       ...(steps.after.length ? { after: steps.after } : {}),

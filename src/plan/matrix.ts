@@ -3,6 +3,7 @@ import type { CaseIdentity, JsonObject, Message } from '../records.js';
 import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
 import { caseKey, fingerprintOf } from './identity.js';
+import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
 
 /** One cell of the matrix, ready to compile into a task. */
@@ -54,7 +55,8 @@ export const expandMatrix = (
     const judgePrint = judgeEntries.length
       ? fingerprintOf(judgeEntries.map(([label, t]) => [label, fingerprints.target(t)]))
       : '';
-    for (const test of spec.tests) {
+    for (const written of spec.tests) {
+      const test = renderTest(written);
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       const around = aroundPrint(fingerprints, spec, test);
       for (const promptSpec of spec.prompts) {

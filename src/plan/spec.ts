@@ -71,6 +71,8 @@ export interface TestSpec {
   assert: AssertionSpec[];
   threshold: number;
   repeat: number;
+  /** Free-form facts about the test (promptfoo's `metadata`, CSV `__metadata:KEY` columns). */
+  metadata?: JsonObject;
   where?: SourcePosition;
   /** Task steps before the prompt (default_test's first), compiled. */
   before?: StepSpec[];

@@ -1,5 +1,6 @@
 import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { chatMessages } from './chat-prompt.js';
 import { rateGate } from './rate-gate.js';
 import type { Target, TargetContext } from './target.js';
 
@@ -11,6 +12,8 @@ export const modelTargetKeys = {
   headers: z.record(z.string(), z.string()).optional(),
   system: z.string().optional(),
   timeout_s: z.number().positive().optional(),
+  /** chat: a prompt that renders to a JSON or YAML list of `{role, content}` messages is sent as them. */
+  prompt_format: z.enum(['text', 'chat']).default('text'),
 };
 
 /** An endpoint URL; an unresolved `${VAR}` passes: the plan validates before a worker's secrets are known. */
@@ -27,6 +30,7 @@ export interface ModelTargetConfig {
   max_tokens?: number | undefined;
   system?: string | undefined;
   timeout_s?: number | undefined;
+  prompt_format?: 'text' | 'chat';
 }
 
 /**
@@ -58,7 +62,8 @@ export const modelTarget = (
     invoke: async (input, signal) => {
       loaded ??= Promise.all([load(apiKey), import('./model-call.js')]);
       const [model, { generateTurn }] = await loaded;
-      return generateTurn(model, input, signal, bounds, settings);
+      const messages = input.messages ?? (cfg.prompt_format === 'chat' ? chatMessages(input.prompt) : undefined);
+      return generateTurn(model, messages ? { ...input, messages } : input, signal, bounds, settings);
     },
   };
   if (!loadEmbedding) return target;

@@ -128,6 +128,15 @@ describe('scoreCase', () => {
     expect(scoreCase([r(0, 0), r(0, 0)], 1)).toEqual({ score: 1, pass: true });
   });
 
+  // A judge may pass an output at score 0.9: a case whose every weighted assertion passed, passes, whatever the
+  // mean; the threshold is how much failure a case may carry, not a bar for scores that passed.
+  it('passes when every weighted assertion passed, even with scores under the threshold', () => {
+    const passedAt = (score: number, weight = 1) => ({ weight, required: false, pass: true, score });
+    expect(scoreCase([passedAt(0.9), passedAt(1)], 1)).toEqual({ score: 0.95, pass: true });
+    expect(scoreCase([passedAt(0.9), r(0)], 1)).toEqual({ score: 0.45, pass: false });
+    expect(scoreCase([passedAt(0.9), r(0, 0)], 1)).toEqual({ score: 0.9, pass: true });
+  });
+
   it('is not fooled by floating point at the threshold', () => {
     const results = [r(1, 0.1), r(1, 0.7), r(0, 0.2)];
     expect(scoreCase(results, 0.8).pass).toBe(true);

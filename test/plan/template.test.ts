@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, isTemplate, renderTemplate, templateCacheSize } from '../../src/template.js';
+import {
+  compileTemplate,
+  isTemplate,
+  renderTemplate,
+  templateCacheSize,
+  templateVariables,
+} from '../../src/template.js';
 
 describe('renderTemplate', () => {
   it('substitutes {{ var }}, nested paths and filters', () => {
@@ -38,5 +44,24 @@ describe('renderTemplate', () => {
   it('throws on bad syntax and on an unknown filter', () => {
     expect(() => compileTemplate('{% if x %}never closed')).toThrow();
     expect(() => renderTemplate('{{ x | nosuchfilter }}', { x: 1 })).toThrow(/nosuchfilter/);
+  });
+
+  it('has the nunjucks filters promptfoo templates use', () => {
+    const vars = { q: 'say "hi"', xs: ['a', 'b'], n: '3.5', t: '  the cat sat  ' };
+    expect(renderTemplate('{{ q | dump }}', vars)).toBe('"say \\"hi\\""');
+    expect(renderTemplate('{{ xs | dump: 2 }}', vars)).toBe('[\n  "a",\n  "b"\n]');
+    expect(renderTemplate('{{ q | upper }} {{ q | lower }} {{ t | trim | title }}', vars)).toBe(
+      'SAY "HI" say "hi" The Cat Sat',
+    );
+    expect(renderTemplate('{{ xs | length }} {{ t | wordcount }} {{ n | int }} {{ n | float }}', vars)).toBe(
+      '2 3 3 3.5',
+    );
+  });
+
+  it('lists the variables a template reads from outside, not a loop’s own', () => {
+    expect(
+      templateVariables('{{ a.b }} {% for x in xs %}{{ x }}{{ forloop.index }}{% endfor %} {{ c | dump }}'),
+    ).toEqual(['a', 'xs', 'c']);
+    expect(templateVariables('no template here')).toEqual([]);
   });
 });

@@ -36,3 +36,10 @@ export const onlyBundle = (p: TempProject): string => {
   const [id] = readdirSync(dir);
   return path.join(dir, id as string);
 };
+
+/** The rows of a bundle's index.jsonl, in order (earlier rows of a key included). */
+export const indexRows = <Row = Record<string, unknown>>(bundle: string): Row[] =>
+  readFileSync(path.join(bundle, 'index.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);

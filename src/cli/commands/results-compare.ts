@@ -38,16 +38,27 @@ const render = (c: Comparison): string => {
     section('only in base', c.only_in_base),
     section('only in head', c.only_in_head),
     `${c.verdict}\n`,
+    c.gate.pass ? '' : `GATE FAILED: ${c.gate.failures.join('; ')}\n`,
   ].join('');
 };
 
-/** `proctor results compare BASE HEAD`: exit 1 when a case that passed in BASE fails in HEAD, for CI gates. */
-export const resultsCompare = (baseSelector: string, headSelector: string, opts: { json?: boolean }): number => {
+/**
+ * `proctor results compare BASE HEAD`, a CI gate: exit 1 when a case that passed in BASE fails in HEAD, a case
+ * of BASE is missing or canceled in HEAD, or HEAD passes fewer cases than BASE by more than `tolerance`.
+ */
+export const resultsCompare = (
+  baseSelector: string,
+  headSelector: string,
+  opts: { json?: boolean; tolerance?: number },
+): number => {
   const cwd = process.cwd();
   const config = loadProjectConfig(cwd, process.env);
   const baseDir = selectBundle(baseSelector, config, cwd);
   const headDir = selectBundle(headSelector, config, cwd);
-  const comparison = compareBundles(baseDir, headDir, (message) => process.stderr.write(`warning: ${message}\n`));
+  const warn = (message: string) =>
+    process.stderr.write(`warning: ${message}
+`);
+  const comparison = compareBundles(baseDir, headDir, warn, opts.tolerance ?? 0);
   process.stdout.write(opts.json ? `${JSON.stringify(comparison, null, 2)}\n` : render(comparison));
-  return comparison.counts.regressed > 0 ? exitCodes.failed : exitCodes.ok;
+  return comparison.gate.pass ? exitCodes.ok : exitCodes.failed;
 };

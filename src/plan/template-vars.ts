@@ -1,0 +1,77 @@
+import { templateVariables } from '../template.js';
+import type { Path, Source } from './source.js';
+import type { AssertionSpec } from './spec.js';
+import { nearest } from './suggest.js';
+
+/** Every string inside `value` with its path below `at`: where templates can be. */
+const stringsIn = (value: unknown, at: Path, out: [Path, string][] = []): [Path, string][] => {
+  if (typeof value === 'string') out.push([at, value]);
+  else if (Array.isArray(value)) for (const [i, v] of value.entries()) stringsIn(v, [...at, i], out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) stringsIn(v, [...at, k], out);
+  return out;
+};
+
+/** Whose vars a template may read: any test's (a prompt, default_test), or one test's own. */
+export interface KnownVars {
+  names: ReadonlySet<string>;
+  /** `this prompt`, `this assertion`, `this step`. */
+  what: string;
+  /** True when only one test's vars count (its own assertions and steps). */
+  ownTest: boolean;
+}
+
+/**
+ * Refuses a template (in any string of `value`) that reads a variable no test gives: rendered, it would be an
+ * empty string, and an assertion comparing against '' or a command missing an argument would mis-grade
+ * quietly. Also refuses a template that does not parse. Both are errors at the string's own position.
+ */
+export const checkTemplateVars = (source: Source, at: Path, value: unknown, known: KnownVars): void => {
+  for (const [where, text] of stringsIn(value, at)) {
+    let names: string[];
+    try {
+      names = templateVariables(text);
+    } catch (error) {
+      const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
+      throw source.fail(
+        where,
+        `invalid template: ${message}`,
+        'vars are written {{ name }}; tags {% … %} must be closed',
+      );
+    }
+    const missing = names.find((n) => !known.names.has(n));
+    if (missing === undefined) continue;
+    const given = [...known.names];
+    const guess = nearest(missing, given);
+    const add = `add \`${missing}\` to the vars of ${known.ownTest ? 'this test' : 'a test'} (or default_test.vars)`;
+    const hint = guess ? `did you mean {{ ${guess} }}? If not, ${add}` : add;
+    throw source.fail(
+      where,
+      known.ownTest
+        ? `{{ ${missing} }} in ${known.what} is not among the test's vars (${given.join(', ') || 'none'})`
+        : `{{ ${missing} }} in ${known.what} is given by no test`,
+      hint,
+    );
+  }
+};
+
+/**
+ * The templates of a test (at `at`) or of default_test: its assertions' configs and its `before`/`after`
+ * steps as written. A test's own may read its vars; default_test's serve every test, so any test's.
+ */
+export const checkTestTemplates = (
+  source: Source,
+  at: Path,
+  test: { assert: readonly AssertionSpec[]; before?: unknown; after?: unknown },
+  names: ReadonlySet<string>,
+  ownTest: boolean,
+): void => {
+  for (const [i, a] of test.assert.entries())
+    checkTemplateVars(source, [...at, 'assert', i], a.config, { names, what: 'this assertion', ownTest });
+  for (const side of ['before', 'after'] as const) {
+    const steps = test[side];
+    if (!Array.isArray(steps)) continue;
+    for (const [i, step] of steps.entries())
+      checkTemplateVars(source, [...at, side, i], step, { names, what: 'this step', ownTest });
+  }
+};
