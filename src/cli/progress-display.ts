@@ -1,4 +1,4 @@
-import type { Counts, Progress } from './follow.js';
+import type { Counts, Progress } from '../api/follow.js';
 
 const seconds = (ms: number): string =>
   ms >= 3_600_000

@@ -9,7 +9,7 @@ export interface StopSignals {
  * The first SIGINT or SIGTERM starts a graceful stop (cancel in-flight work, write what is finished);
  * a second one exits at once with the same code.
  */
-const onStopSignals = (stop: () => Promise<void>): StopSignals => {
+export const onStopSignals = (stop: () => Promise<void>): StopSignals => {
   const state: StopSignals = {
     received: undefined,
     dispose: () => {

@@ -1,4 +1,3 @@
-import { BundleWriter } from '../bundle/writer.js';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
@@ -32,12 +31,11 @@ export interface AssertionRef {
 
 /**
  * What steps share across the runs of one process: targets and graders are built once per distinct config
- * (a compiled regex, an HTTP client), each bundle has one append descriptor, and each workspace spec one pool.
+ * (a compiled regex, an HTTP client), and each workspace spec has one pool.
  */
 export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
-  private readonly bundles = new Map<string, BundleWriter>();
 
   readonly owner: RunOwner;
   readonly workspaces: WorkspacePools;
@@ -76,19 +74,5 @@ export class Services {
       this.assertionCache.set(cacheKey, assertion);
     }
     return assertion;
-  }
-
-  bundle(dir: string): BundleWriter {
-    let writer = this.bundles.get(dir);
-    if (!writer) {
-      writer = new BundleWriter(dir);
-      this.bundles.set(dir, writer);
-    }
-    return writer;
-  }
-
-  close(): void {
-    for (const writer of this.bundles.values()) writer.close();
-    this.bundles.clear();
   }
 }

@@ -31,13 +31,11 @@ export interface TaskSpec {
   workRoot?: string;
 }
 
-/** An eval case riding on a run: where its bundle row goes and what identifies it. */
+/** An eval case riding on a run: what identifies it and which execution of it this is. */
 export interface CaseSpec {
   identity: CaseIdentity;
   key: string;
   fingerprint: string;
-  /** Absolute path of the results bundle the row is appended to. */
-  bundleDir: string;
   /** 1-based: this execution's number among the bundle's rows for the key (its artifact folder). */
   attempt: number;
   /** The verifier whose result decides the case. */

@@ -55,9 +55,13 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
   ],
 });
 
+/** The run metadata key of the bundle a case's group appends to, project-relative: `results pull` writes there. */
+export const bundleMetadataKey = 'bundle';
+
 export interface CaseSubmitOptions {
   groupId: string;
-  bundleDir: string;
+  /** The bundle the group appends to, relative to the project root (POSIX). */
+  bundle: string;
   /** 1-based number of this execution among the bundle's rows for the key. */
   attempt: number;
   retries: number;
@@ -71,12 +75,11 @@ export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest
   context: {},
   retries: o.retries,
   target: c.target.label,
-  metadata: { identity: { ...c.identity } },
+  metadata: { identity: { ...c.identity }, [bundleMetadataKey]: o.bundle },
   case: {
     identity: c.identity,
     key: c.key,
     fingerprint: c.fingerprint,
-    bundleDir: o.bundleDir,
     attempt: o.attempt,
     verifierId: caseVerifier,
   },

@@ -160,7 +160,6 @@ export class LocalRunner implements Runner {
     this.unschedule();
     await this.ticking;
     await this.services.workspaces.close();
-    this.services.close();
   }
 
   private enqueue(q: Queued): void {
