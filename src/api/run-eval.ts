@@ -37,6 +37,8 @@ export interface RunEvalResult {
   plan: EvalRunPlan;
   /** The bundle's summary after the run; absent for a dry run. */
   summary?: Summary;
+  /** How many cases this call ran (0: none was selected). */
+  ran: number;
 }
 
 const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerProcessState);
@@ -135,11 +137,12 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     }
     const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env);
     o.onPlan?.(plan);
-    if (o.dryRun) return { plan };
+    if (o.dryRun) return { plan, ran: 0 };
     held ??= lock(plan.bundleDir);
-    if (plan.requests.length === 0) return { plan, summary: runNothing(plan) };
+    if (plan.requests.length === 0) return { plan, summary: runNothing(plan), ran: 0 };
     store ??= await openStore(plan.config.store);
-    return { plan, summary: await runPlan(plan, o, store) };
+    const ran = plan.requests.length;
+    return { plan, summary: await runPlan(plan, o, store), ran };
   } finally {
     await store?.close();
     held?.release();

@@ -44,7 +44,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const controller = new AbortController();
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
   try {
-    const { plan, summary } = await runEval({
+    const { plan, summary, ran } = await runEval({
       config,
       cwd,
       paths,
@@ -70,6 +70,8 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     }
     printSummary(summary, plan.bundleDir);
     if (signals.received) return signalExitCode(signals.received);
+    // Nothing selected: nothing failed in this command.
+    if (ran === 0) return exitCodes.ok;
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {
