@@ -49,7 +49,7 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
  * missing) before the summary.
  */
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
-  const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
+  const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   let markStopped: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     markStopped = resolve;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
@@ -13,6 +14,8 @@ export interface ServicesOptions {
   owner?: RunOwner;
   /** Most slots per workspace spec: how many cases the runner can have in flight. */
   maxSlots?: number;
+  /** The project's root in this process's checkout: specs name files relative to it. Default: the cwd. */
+  projectRoot?: string;
 }
 
 /** A target as a step names it: the config is raw, `${ENV}` is resolved here, in the executing process. */
@@ -20,12 +23,14 @@ export interface TargetRef {
   label: string;
   kind: string;
   config: JsonObject;
+  /** Relative to the project root. */
   baseDir: string;
 }
 
 /** An assertion as a verify step carries it: already split and validated by the plan layer. */
 export interface AssertionRef {
   spec: ResolvedAssertion;
+  /** Relative to the project root. */
   baseDir: string;
 }
 
@@ -39,6 +44,7 @@ export class Services {
 
   readonly owner: RunOwner;
   readonly workspaces: WorkspacePools;
+  private readonly projectRoot: string;
 
   constructor(
     readonly env: Readonly<Record<string, string | undefined>>,
@@ -46,7 +52,13 @@ export class Services {
   ) {
     // Without a runner's owner (a library caller), this process owns what it makes.
     this.owner = options.owner ?? thisProcess();
+    this.projectRoot = options.projectRoot ?? process.cwd();
     this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
+  }
+
+  /** A path a spec names (relative to the project root) in this checkout; an absolute one stays as it is. */
+  projectPath(rel: string): string {
+    return path.resolve(this.projectRoot, rel);
   }
 
   target(ref: TargetRef): Target {
@@ -58,7 +70,7 @@ export class Services {
       const config = def.config.parse(interpolateEnv(ref.config, this.env));
       // The registry's union of config types collapses here; each def validates its own config above.
       target = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, {
-        baseDir: ref.baseDir,
+        baseDir: this.projectPath(ref.baseDir),
         env: this.env,
       });
       this.targetCache.set(cacheKey, target);
@@ -70,7 +82,7 @@ export class Services {
     const cacheKey = JSON.stringify(ref);
     let assertion = this.assertionCache.get(cacheKey);
     if (!assertion) {
-      assertion = resolveAssertion(ref.spec, { baseDir: ref.baseDir });
+      assertion = resolveAssertion(ref.spec, { baseDir: this.projectPath(ref.baseDir) });
       this.assertionCache.set(cacheKey, assertion);
     }
     return assertion;

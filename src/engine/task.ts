@@ -1,5 +1,8 @@
 import type { CaseIdentity, JsonObject } from '../records.js';
 
+/** Where runs make their workspaces and service logs, relative to the project root. */
+export const workRootDir = '.proctor/work';
+
 /** One step of a task as plain data: the kind's own keys sit in `config`. */
 export interface StepSpec {
   id: string;
@@ -11,7 +14,10 @@ export interface StepSpec {
   timeoutS?: number;
   /** After an error (or a failed verification), roll back to step `from` and re-run that span, at most `max` times. */
   retry?: { from: string; max: number };
-  /** Directory of the file that declared the step: its relative paths (template, module) resolve here. */
+  /**
+   * Directory of the file that declared the step, relative to the project root (the executing process's): its
+   * relative paths (template, module) resolve here. Never absolute, so any checkout of the project can run it.
+   */
   baseDir?: string;
   config: JsonObject;
 }
@@ -27,7 +33,7 @@ export interface TaskSpec {
    * steps); a step retried after a retryable error starts it again, so each attempt gets the full limit.
    */
   timeoutS?: number;
-  /** Where workspaces and service logs are made (`<project>/.proctor/work`); absolute. */
+  /** Where workspaces and service logs are made, relative to the project root (default `workRootDir`). */
   workRoot?: string;
 }
 

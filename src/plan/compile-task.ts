@@ -1,6 +1,7 @@
 import type { TaskSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
+import { displayPath } from './files.js';
 import type { PlannedCase } from './matrix.js';
 import type { AssertionSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
@@ -22,12 +23,11 @@ export const assertionConfig = (a: AssertionSpec): JsonObject => ({
  * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
  * verify step grading its output, then the test's `after` steps.
  */
-export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec => ({
+export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => ({
   id: `case:${c.key}`,
   vars: c.vars,
   // The case's time limit covers every step, grading included, not only the prompt.
   ...(timeoutS ? { timeoutS } : {}),
-  ...(c.eval.workRoot ? { workRoot: c.eval.workRoot } : {}),
   steps: [
     ...(c.eval.workspace ? [c.eval.workspace] : []),
     ...(c.test.before ?? []),
@@ -35,7 +35,12 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
       id: casePromptStep,
       type: 'prompt',
       config: {
-        target: { label: c.target.label, kind: c.target.kind, config: c.target.config, baseDir: c.target.baseDir },
+        target: {
+          label: c.target.label,
+          kind: c.target.kind,
+          config: c.target.config,
+          baseDir: displayPath(c.target.baseDir, root),
+        },
         prompt: c.prompt,
       },
     },
@@ -46,7 +51,7 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
         verifierId: caseVerifier,
         input: casePromptStep,
         threshold: c.threshold,
-        baseDir: c.evalDir,
+        baseDir: displayPath(c.evalDir, root),
         test: c.test.id,
         assert: c.assert.map(assertionConfig),
       },
@@ -62,6 +67,8 @@ export interface CaseSubmitOptions {
   groupId: string;
   /** The bundle the group appends to, relative to the project root (POSIX). */
   bundle: string;
+  /** The project root: the task names files relative to it. */
+  root: string;
   /** 1-based number of this execution among the bundle's rows for the key. */
   attempt: number;
   retries: number;
@@ -71,7 +78,7 @@ export interface CaseSubmitOptions {
 
 export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => ({
   groupId: o.groupId,
-  task: caseTask(c, o.timeoutS),
+  task: caseTask(c, o.timeoutS, o.root),
   context: {},
   retries: o.retries,
   target: c.target.label,

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { readSummary } from '../bundle/summary.js';
 import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
+import { displayPath } from './files.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
@@ -154,11 +155,12 @@ export const planEvalRun = (
   const groupLimit = { key: `group:${groupId}`, limit: maxConcurrency };
   // Built once per eval and target: a case only picks its list. A cap no tighter than the budget is left out.
   const limitsOf = limitLists(evals, groupLimit, evalCap, groupId);
-  const bundle = relative(config.root, bundleDir).split(sep).join('/');
+  const bundle = displayPath(bundleDir, config.root);
   const requests = (selection?.run ?? cases).map((c) =>
     caseRequest(c, {
       groupId,
       bundle,
+      root: config.root,
       attempt: (attempts?.get(c.key)?.rows ?? 0) + 1,
       retries: flags.retries ?? c.eval.options.retries ?? config.defaults.retries ?? defaultRetries,
       timeoutS: flags.timeoutS ?? c.eval.options.timeoutS ?? config.defaults.timeoutS,

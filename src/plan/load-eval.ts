@@ -43,7 +43,10 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
 
   // Steps of tests resolve paths against the eval file; prompt steps among them must name their target.
   const scope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
-  const workspace = doc.workspace === undefined ? undefined : workspaceStep(source, ['workspace'], doc.workspace, dir);
+  const workspace =
+    doc.workspace === undefined
+      ? undefined
+      : workspaceStep(source, ['workspace'], doc.workspace, displayPath(dir, config.root));
   const lead = workspace ? [workspace] : [];
   const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
   const around: StepCompiler = (draft, inherited) =>
@@ -70,7 +73,6 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
     tests,
     options: toEvalOptions(doc.evaluate_options),
     ...(workspace ? { workspace } : {}),
-    workRoot: path.join(config.root, '.proctor', 'work'),
   };
 };
 

@@ -79,6 +79,4 @@ export interface EvalSpec {
   options: EvalOptions;
   /** `workspace:` as the step every case starts with. */
   workspace?: StepSpec;
-  /** Where cases make workspaces and service logs: `<project root>/.proctor/work`. */
-  workRoot?: string;
 }

@@ -7,6 +7,7 @@ import { isRecord } from '../records.js';
 import { buildAssertion } from './assertion-spec.js';
 import { assertionConfig } from './compile-task.js';
 import type { Env } from './env.js';
+import { displayPath } from './files.js';
 import { labelProblem } from './options.js';
 import type { Path, Source } from './source.js';
 import type { ProjectConfig, TargetSpec } from './spec.js';
@@ -70,7 +71,12 @@ const compilePrompt = (source: Source, at: Path, rest: Record<string, unknown>, 
     );
   }
   return {
-    target: { label: target.label, kind: target.kind, config: target.config, baseDir: target.baseDir },
+    target: {
+      label: target.label,
+      kind: target.kind,
+      config: target.config,
+      baseDir: displayPath(target.baseDir, scope.config.root),
+    },
     prompt,
   };
 };
@@ -90,7 +96,7 @@ const compileVerify = (
     ...(v.input !== undefined ? { input: v.input } : {}),
     threshold: v.threshold,
     aggregate: v.aggregate,
-    baseDir: scope.baseDir,
+    baseDir: displayPath(scope.baseDir, scope.config.root),
     test: id,
     assert: v.assert.map((a, i) => assertionConfig(buildAssertion(source, [...at, 'assert', i], a, scope.baseDir))),
   };
@@ -124,7 +130,7 @@ const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): 
     ...(c.fail_task_on_error !== undefined ? { failTaskOnError: c.fail_task_on_error } : {}),
     ...(c.retry ? { retry: c.retry } : {}),
     ...(c.timeout_s !== undefined ? { timeoutS: c.timeout_s } : {}),
-    baseDir: scope.baseDir,
+    baseDir: displayPath(scope.baseDir, scope.config.root),
     config,
   };
 };

@@ -231,7 +231,8 @@ describe('--resume', () => {
     expect(passedBefore.length).toBeGreaterThan(3);
     const resumed = await run(p, '--resume', 'out');
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(/1 line\(s\) of .*index\.jsonl are not complete rows/);
+    // The torn tail is cut off (by the resume itself, or by writing the store's committed cases back first).
+    expect(readIndex(p.path('out')).skipped).toEqual([]);
     const after = latest(p.path('out'));
     expect(after.size).toBe(30);
     expect([...after.values()].every((r) => r.outcome === 'passed')).toBe(true);

@@ -46,7 +46,7 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
   const cwd = process.cwd();
   const plan = planTaskRun(cwd, file, opts, process.env);
   const store = await openStore(plan.config.store);
-  const runner = openRunner(plan.config.runner, store, plan.requests.length);
+  const runner = openRunner(plan.config.runner, store, plan.requests.length, plan.config.root);
   const signals = stopRunnerOnSignals(runner);
   try {
     const submitted = await runner.submitMany(plan.requests);
