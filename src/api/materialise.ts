@@ -56,12 +56,15 @@ export class Materialiser {
   }
 
   /**
-   * Every committed result, from the first: PostgreSQL hands out a sequence number when a transaction inserts,
-   * not when it commits, so a cursor can pass a result that commits later. What is written is skipped.
+   * Every committed result: PostgreSQL hands out a sequence number when a transaction inserts, not when it
+   * commits, so a cursor can pass a result that commits later. Then all are read again from the first (what
+   * is written is skipped); when the count says none was passed, only the ones after the cursor.
    */
   async complete(): Promise<number> {
+    const appended = await this.pull();
+    if ((await this.store.countResults(this.groupId)) === this.written.size) return appended;
     this.cursor = 0;
-    return this.pull();
+    return appended + (await this.pull());
   }
 
   close(): void {

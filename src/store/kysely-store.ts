@@ -293,6 +293,17 @@ export class KyselyStore implements Store {
     }));
   }
 
+  async countResults(groupId: string): Promise<number> {
+    const row = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('groupId', '=', groupId)
+        .executeTakeFirstOrThrow(),
+    );
+    return Number(row.count);
+  }
+
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const row = await this.reconnect.run(() =>
       this.db.selectFrom('runs').selectAll().where('runId', '=', runId).executeTakeFirst(),
