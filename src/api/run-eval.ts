@@ -13,6 +13,7 @@ import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { follow, type Progress } from './follow.js';
 import { completeBundle, Materialiser } from './materialise.js';
+import { stopOnAbort } from './stop-on-abort.js';
 
 export interface RunEvalOptions {
   config: ProjectConfig;
@@ -50,19 +51,11 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
  */
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
-  let markStopped: () => void = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    markStopped = resolve;
-  });
-  const stop = (): void => {
-    void runner.stop().then(markStopped);
-  };
-  o.signal?.addEventListener('abort', stop, { once: true });
+  const stopping = stopOnAbort(runner, o.signal);
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
   const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
   try {
-    if (o.signal?.aborted) stop();
     let submitFailure: unknown;
     const total = plan.requests.length;
     const chunk = Math.max(500, plan.maxConcurrency * 2);
@@ -75,14 +68,13 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       }
     })().catch(async (error: unknown) => {
       submitFailure = error;
-      await runner.stop();
-      markStopped();
+      await stopping.stop();
     });
     await follow(store, plan.groupId, total, {
       intervalMs: 200,
       onProgress: o.onProgress ?? (() => {}),
       wantsProgress: o.wantsProgress ?? (() => false),
-      stopped,
+      stopped: stopping.stopped,
       beforeReading: async () => {
         await materialiser.pull();
       },
@@ -99,7 +91,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     writeSummary(plan.bundleDir, plan.bundleRunId);
     throw error;
   } finally {
-    o.signal?.removeEventListener('abort', stop);
+    stopping.dispose();
     // After a failure midway (a lost store) cases may still be running: they end before their store closes.
     await runner.stop();
     materialiser.close();

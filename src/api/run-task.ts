@@ -10,6 +10,7 @@ import type { Submitted } from '../runners/runner.js';
 import { openStore } from '../store/open.js';
 import type { RunRecord, Store } from '../store/store.js';
 import { followTaskRuns, type TaskRunEvent } from './follow-task-runs.js';
+import { stopOnAbort } from './stop-on-abort.js';
 
 export interface RunTaskOptions {
   cwd: string;
@@ -83,21 +84,17 @@ export const runTask = async (o: RunTaskOptions): Promise<RunTaskResult> => {
   const plan = planTaskRun(o.cwd, o.file, o.flags, o.env);
   const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.requests.length, plan.config.root);
-  let markStopped: () => void = () => {};
-  const stopped = new Promise<void>((done) => {
-    markStopped = done;
-  });
-  const stop = (): void => {
-    void runner.stop().then(markStopped);
-  };
-  o.signal?.addEventListener('abort', stop, { once: true });
+  const stopping = stopOnAbort(runner, o.signal);
   try {
-    if (o.signal?.aborted) stop();
     const submitted = await runner.submitMany(plan.requests);
     o.onSubmitted?.(plan, submitted);
     let runs: RunRecord[];
     try {
-      runs = await followTaskRuns(store, submitted, { intervalMs: 100, stopped, onEvent: o.onEvent ?? (() => {}) });
+      runs = await followTaskRuns(store, submitted, {
+        intervalMs: 100,
+        stopped: stopping.stopped,
+        onEvent: o.onEvent ?? (() => {}),
+      });
     } catch (error) {
       // What --keep left up must not outlive a follower that can no longer say where it is.
       if (plan.keep) await runner.stop().then(() => tearDownAll(store, submitted));
@@ -137,7 +134,7 @@ export const runTask = async (o: RunTaskOptions): Promise<RunTaskResult> => {
     }
     return { plan, submitted, runs, interrupted, exportFailed };
   } finally {
-    o.signal?.removeEventListener('abort', stop);
+    stopping.dispose();
     // After a failure midway (a lost store) runs may still be going: they end before their store closes.
     await runner.stop();
     await store.close();

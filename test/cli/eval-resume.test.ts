@@ -1,20 +1,13 @@
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
-import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { fakeModelForFile } from '../support/fake-model-for-file.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
-let server: FakeModelServer;
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = fakeModelForFile();
 
 interface TestDef {
   id: string;

@@ -1,24 +1,17 @@
 import { cpSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { IndexRow } from '../../src/bundle/row.js';
 import type { Summary } from '../../src/bundle/summary.js';
 import type { Store, StoredResult } from '../../src/store/store.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
-import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { fakeModelForFile } from '../support/fake-model-for-file.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { type BackendStore, type StoreBackend, storeBackends } from '../support/store-backends.js';
 
-let server: FakeModelServer;
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = fakeModelForFile();
 
 const cases = 40;
 
