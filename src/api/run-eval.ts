@@ -27,6 +27,8 @@ export interface RunEvalOptions {
   signal?: AbortSignal;
   /** The plan, once made and before anything runs. */
   onPlan?: (plan: EvalRunPlan) => void;
+  /** The store is open and the first cases are about to be submitted. */
+  onStart?: (plan: EvalRunPlan) => void;
   /** Rows a bundle appended to gained from the store before selecting (its last follower died midway). */
   onCompleted?: (dir: string, rows: number) => void;
   onProgress?: (progress: Progress) => void;
@@ -55,6 +57,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
   const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
+  o.onStart?.(plan);
   try {
     let submitFailure: unknown;
     const total = plan.requests.length;

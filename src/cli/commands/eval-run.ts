@@ -57,9 +57,9 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
         reportSelection(p);
         if (opts.dryRun) return;
         if (p.requests.length === 0) say(`nothing to run: ${p.bundleDir} gets no new rows`);
-        else if (!opts.quiet) {
-          say(`run ${p.groupId}: ${p.requests.length} cases, max concurrency ${p.maxConcurrency}`);
-        }
+      },
+      onStart: (p) => {
+        if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.length} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
       wantsProgress: () => display.wantsUpdate(),
