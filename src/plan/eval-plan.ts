@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
+import { applyEvalFilters, type EvalFilters } from './eval-filters.js';
 import { displayPath } from './files.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
@@ -24,7 +25,7 @@ const defaultRetries = 2;
  * `maxConcurrency`: it is the command's budget, and an eval file's own `max_concurrency` still caps that eval
  * inside it, as a target's cap does.
  */
-export interface EvalRunFlags {
+export interface EvalRunFlags extends EvalFilters {
   maxConcurrency?: number;
   retries?: number;
   repeat?: number;
@@ -126,7 +127,10 @@ export const planEvalRun = (
   flags: EvalRunFlags,
   env: Env,
 ): EvalRunPlan => {
-  const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
+  const evals = applyEvalFilters(
+    loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env),
+    flags,
+  );
   const cases = expandMatrix(
     evals,
     fingerprinter(config.root, env),

@@ -1,17 +1,22 @@
 import { runEval } from '../../api/run-eval.js';
 import { skippedLinesWarning } from '../../bundle/reader.js';
-import type { Summary } from '../../bundle/summary.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import type { EvalRunFlags, EvalRunPlan } from '../../plan/eval-plan.js';
+import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
 import { ProgressDisplay } from '../progress-display.js';
+import { planReport, reportRun } from '../run-report.js';
 import { onStopSignals, signalExitCode } from '../signals.js';
-import { summaryTable } from '../summary-table.js';
 
 export interface EvalRunOptions extends EvalRunFlags {
   quiet?: boolean;
   timeout?: number;
   dryRun?: boolean;
+  export?: string[];
+  compare?: string;
+  envPath?: string;
+  passRule?: string;
+  failUnder?: string;
 }
 
 const say = (line: string): void => {
@@ -32,14 +37,15 @@ const reportSelection = (plan: EvalRunPlan): void => {
   say(`${label}: running ${s.run.length} case(s) into ${plan.bundleDir}`);
 };
 
-const printSummary = (summary: Summary, dir: string): void => {
-  process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${dir}\n`);
-};
-
-/** `proctor eval run`: runEval with progress on stderr, the summary on stdout, and the exit code. */
+/**
+ * `proctor eval run`: runEval with progress on stderr, then the report (summary, failures, exports, the
+ * comparison) and the exit code its gate gives.
+ */
 export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
   const cwd = process.cwd();
+  if (opts.envPath !== undefined) loadEnvFile(cwd, opts.envPath);
   const config = loadProjectConfig(cwd, process.env);
+  const report = planReport(opts, config, cwd);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
   const controller = new AbortController();
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
@@ -68,12 +74,11 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
       return exitCodes.ok;
     }
-    printSummary(summary, plan.bundleDir);
+    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
+    const code = await reportRun(summary, plan.bundleDir, report);
     if (signals.received) return signalExitCode(signals.received);
     // Nothing selected: nothing failed in this command.
-    if (ran === 0) return exitCodes.ok;
-    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
-    return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
+    return ran === 0 ? exitCodes.ok : code;
   } finally {
     signals.dispose();
   }
