@@ -1,5 +1,5 @@
-import { cpSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { IndexRow } from '../../src/bundle/row.js';
@@ -8,7 +8,7 @@ import type { Store, StoredResult } from '../../src/store/store.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { fakeModelForFile } from '../support/fake-model-for-file.js';
-import { type TempProject, tempProject } from '../support/project.js';
+import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
 import { type BackendStore, type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 const server = fakeModelForFile();
@@ -140,6 +140,31 @@ describe('results pull', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/no run "no-such-run" in the store[\s\S]*fix: .*runs list/);
       expect(p.exists('.proctor')).toBe(false);
+    } finally {
+      p.remove();
+    }
+  });
+
+  it('--resume of a bundle whose follower died before its first row: the store fills it, nothing runs again', async () => {
+    const p = tempProject({
+      'a.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["{{ w }}"]
+tests:
+${['apple', 'pear', 'plum'].map((w) => `  - { id: ${w}, vars: { w: ${w} }, assert: [{ type: equals, value: ${w} }] }`).join('\n')}
+`,
+    });
+    try {
+      expect((await runCli(['eval', 'run', '-q'], { cwd: p.dir })).code).toBe(0);
+      const dir = onlyBundle(p);
+      const rows = readFileSync(join(dir, 'index.jsonl'), 'utf8');
+      // What a follower killed before it wrote anything leaves: its group, and no row.
+      for (const f of ['index.jsonl', 'summary.json', 'cases']) rmSync(join(dir, f), { recursive: true });
+      const resumed = await runCli(['eval', 'run', '--resume', basename(dir)], { cwd: p.dir });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('3 committed result(s) written from the store');
+      expect(resumed.stderr).toContain('Resume: running 0 case(s)');
+      expect(readFileSync(join(dir, 'index.jsonl'), 'utf8')).toBe(rows);
+      expect(summaryOf(dir).counts).toMatchObject({ total: 3, passed: 3 });
     } finally {
       p.remove();
     }
