@@ -21,6 +21,8 @@ export interface CaseResult {
   groupId: string;
   startedAt: number;
   finishedAt: number;
+  /** Artifact files stored cut at the cap (each ends with a line saying so). */
+  truncated?: string[];
   /** Bundle-relative folder of the artifacts, POSIX. */
   artifacts: string;
   /** Set on a row that graded a stored output again: where that output came from. */
@@ -71,6 +73,8 @@ export interface IndexRow {
   group_id: string;
   started_at: string;
   finished_at: string;
+  truncated?: string[];
+  /** Last: the bundle's fast reader knows a complete row by this field closing it. */
   artifacts: string;
   regrade?: RegradeSource;
 }
@@ -90,6 +94,7 @@ export const toIndexRow = (r: CaseResult): IndexRow => ({
   group_id: r.groupId,
   started_at: new Date(r.startedAt).toISOString(),
   finished_at: new Date(r.finishedAt).toISOString(),
+  ...(r.truncated ? { truncated: r.truncated } : {}),
   artifacts: r.artifacts,
   ...(r.regrade ? { regrade: r.regrade } : {}),
 });

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { type CaseResult, parseRow, toIndexRow } from './row.js';
+import { type IndexRow, parseRow } from './row.js';
 
 export const indexFile = 'index.jsonl';
 export const summaryFile = 'summary.json';
@@ -54,9 +54,9 @@ export class BundleWriter {
     this.settleTail(this.fd);
   }
 
-  appendRow(result: CaseResult): void {
+  appendRow(row: IndexRow): void {
     this.open();
-    writeSync(this.fd as number, `${JSON.stringify(toIndexRow(result))}\n`);
+    writeSync(this.fd as number, `${JSON.stringify(row)}\n`);
   }
 
   /**

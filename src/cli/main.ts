@@ -200,6 +200,16 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(await resultsExport(run, opts));
     });
 
+  results
+    .command('pull')
+    .description("write or complete a run's bundle from the store (a follower that died, a run from elsewhere)")
+    .argument('<run>', 'the run id')
+    .option('-o, --output <dir>', 'bundle directory (default: the bundle the run appended to)')
+    .action(async (run: string, opts: { output?: string }) => {
+      const { resultsPull } = await import('./commands/results-pull.js');
+      setCode(await resultsPull(run, opts));
+    });
+
   const runs = root.command('runs').description('inspect the run index');
   runs
     .command('list')

@@ -1,5 +1,5 @@
+import type { Counts, Progress } from '../api/follow.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
-import type { Counts, Progress } from './follow.js';
 
 const seconds = (ms: number): string =>
   ms >= 3_600_000

@@ -18,8 +18,8 @@ export interface ExecuteEnv {
 }
 
 /**
- * Executes one QUEUED run to a terminal status: claims it for this owner, walks its task, records an eval
- * case's row in its bundle, then marks the run terminal. Every runner executes runs through here.
+ * Executes one QUEUED run to a terminal status: claims it for this owner, walks its task, then marks the run
+ * terminal, an eval case's result committed in the same transaction. Every runner executes runs through here.
  * Returns undefined when the run was no longer QUEUED (canceled, or claimed by another worker).
  */
 export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<TerminalStatus | undefined> => {
@@ -36,7 +36,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
       journalLength: journal.at(-1)?.seq ?? 0,
     });
     const finish = req.case
-      ? await recordCase(req as RunRequest & { case: CaseSpec }, result, env.services, startedAt)
+      ? recordCase(req as RunRequest & { case: CaseSpec }, result, startedAt)
       : {
           status: result.status,
           outcome: taskOutcome(result),
@@ -47,7 +47,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
   } catch (error) {
     await env.store.finishRun(
       req.runId,
-      // Rare (the store or the bundle failed): worth the run's secrets computed a second time.
+      // Rare (the store failed): worth the run's secrets computed a second time.
       { status: 'FAILED', outcome: 'error', error: redact(toErrorRecord(error), runSecrets(env.services.env, req)) },
       Date.now(),
     );

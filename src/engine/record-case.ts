@@ -1,11 +1,10 @@
-import type { CaseResult } from '../bundle/row.js';
+import { type CaseResult, toIndexRow } from '../bundle/row.js';
 import { artifactDir } from '../bundle/writer.js';
 import type { ErrorRecord } from '../errors.js';
-import { addUsage, type Outcome, type Usage, zeroUsage } from '../records.js';
+import { addUsage, type JsonObject, type Outcome, type Usage, zeroUsage } from '../records.js';
 import type { RunFinish } from '../store/store.js';
 import { isSnapshotOutput, type SnapshotOutput } from './artifacts.js';
 import type { TaskRunResult } from './run-task.js';
-import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
 
 interface Verification {
@@ -37,17 +36,37 @@ const caseOutcome = (c: CaseSpec, result: TaskRunResult): { outcome: Outcome; sc
   return { outcome: verification.pass ? 'passed' : 'failed', score: verification.score };
 };
 
+/** Most bytes one artifact file keeps in the store (and so in the bundle): a longer one is cut, and says so. */
+export const artifactCapBytes = 8 * 1024 * 1024;
+
+/** A file within the cap as it is; a longer one cut at the cap (on a character boundary) with a marker line. */
+const capped = (text: string): { text: string; truncated: boolean } => {
+  // Only a file that might be over the cap is measured in bytes: UTF-8 is at most 3 bytes per UTF-16 unit.
+  if (text.length * 3 <= artifactCapBytes) return { text, truncated: false };
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= artifactCapBytes) return { text, truncated: false };
+  // Decoding a cut multi-byte character yields U+FFFD, dropped so the kept text is what the file said.
+  const kept = bytes
+    .subarray(0, artifactCapBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return {
+    text: `${kept}\n[proctor: truncated: ${bytes.length} bytes, the first ${artifactCapBytes} kept]\n`,
+    truncated: true,
+  };
+};
+
 /**
- * Records an eval case in its bundle: artifacts first, then the index row. After this returns the result
- * survives any crash, so the run may be marked terminal. `result` comes from runTask with the run's secrets
- * already redacted (steps, error, workspace captures), so it is written as it is.
+ * An eval case's result as the store commits it with the run's terminal status: its index row and artifact
+ * files, each file capped. The engine writes no bundle: the command following the run materialises it from
+ * these. `result` comes from runTask with the run's secrets already redacted (steps, error, workspace
+ * captures), so it is recorded as it is.
  */
-export const recordCase = async (
+export const recordCase = (
   req: RunRequest & { case: CaseSpec },
   result: TaskRunResult,
-  services: Services,
   startedAt: number,
-): Promise<RunFinish> => {
+): RunFinish => {
   const c = req.case;
   const { outcome, score } = caseOutcome(c, result);
   const outputs = Object.values((result.context.outputs ?? {}) as unknown as Record<string, OutputSummary>);
@@ -67,11 +86,10 @@ export const recordCase = async (
     result.error ??
     (outcome === 'error' ? { kind: 'internal', message: 'no verification result', retryable: false } : null);
   const artifacts = artifactDir(c.key, c.attempt);
-  const bundle = services.bundle(c.bundleDir);
   const output = outputs.map((o) => o.text).join('\n');
   // The bundle keeps one flat folder per case: a snapshot's tree goes in as one JSON file beside its diff.
   const snapshots = result.steps.filter((s) => isSnapshotOutput(s.output));
-  const snapshotFiles = Object.fromEntries(
+  const snapshotFiles: Record<string, string> = Object.fromEntries(
     snapshots.flatMap((s) => {
       const o = s.output as unknown as SnapshotOutput;
       return [
@@ -81,7 +99,7 @@ export const recordCase = async (
     }),
   );
   // Each workspace's diff against its baseline, taken before its slot was reset for the next case.
-  const workspaceFiles = Object.fromEntries(
+  const workspaceFiles: Record<string, string> = Object.fromEntries(
     Object.entries(result.captures).flatMap(([stepId, w]) => [
       ...(w.diff !== null ? [[`${stepId}.diff`, w.diff]] : []),
       ...(Object.keys(w.files).length || w.skipped.length || w.error
@@ -89,7 +107,9 @@ export const recordCase = async (
         : []),
     ]),
   );
-  bundle.writeArtifacts(c.key, c.attempt, {
+  const files: Record<string, string> = {};
+  const truncated: string[] = [];
+  for (const [name, text] of Object.entries({
     ...workspaceFiles,
     ...snapshotFiles,
     'result.json': JSON.stringify(
@@ -97,7 +117,11 @@ export const recordCase = async (
       null,
       2,
     ),
-  });
+  })) {
+    const file = capped(text);
+    files[name] = file.text;
+    if (file.truncated) truncated.push(name);
+  }
   const row: CaseResult = {
     identity: c.identity,
     key: c.key,
@@ -113,8 +137,21 @@ export const recordCase = async (
     groupId: req.groupId,
     startedAt,
     finishedAt,
+    ...(truncated.length ? { truncated } : {}),
     artifacts,
   };
-  bundle.appendRow(row);
-  return { status: result.status, outcome, ...(score === null ? {} : { score }), ...(error ? { error } : {}) };
+  return {
+    status: result.status,
+    outcome,
+    ...(score === null ? {} : { score }),
+    ...(error ? { error } : {}),
+    result: {
+      caseKey: c.key,
+      attempt: c.attempt,
+      target: c.identity.target,
+      evalPath: c.identity.eval,
+      row: toIndexRow(row) as unknown as JsonObject,
+      files,
+    },
+  };
 };

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { CaseResult, IndexRow } from '../bundle/row.js';
+import { type CaseResult, type IndexRow, toIndexRow } from '../bundle/row.js';
 import { writeSummary } from '../bundle/summary.js';
-import { artifactDir } from '../bundle/writer.js';
+import { artifactDir, BundleWriter } from '../bundle/writer.js';
 import { CanceledError, type ErrorRecord, toErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome, Usage } from '../records.js';
 import { zeroUsage } from '../records.js';
@@ -25,16 +25,21 @@ export interface RegradeRun {
 }
 
 /**
- * Writes one regraded case: its grading as result.json, then its row. The one place regrade writes rows, so it
- * can be pointed at the store when rows are written there.
+ * Writes one regraded case into the new bundle: its grading as result.json, then its row. A regrade calls no
+ * target and commits no run, so its bundle is written here directly, not materialised from the store.
  */
-const recordRegrade = (services: Services, run: RegradeRun, result: CaseResult, files: Record<string, string>) => {
-  const bundle = services.bundle(run.outputDir);
-  bundle.writeArtifacts(result.key, 1, files);
-  bundle.appendRow(result);
+const recordRegrade = (writer: BundleWriter, result: CaseResult, files: Record<string, string>) => {
+  writer.writeArtifacts(result.key, 1, files);
+  writer.appendRow(toIndexRow(result));
 };
 
-const regradeOne = async (services: Services, run: RegradeRun, item: RegradeItem, signal: AbortSignal) => {
+const regradeOne = async (
+  services: Services,
+  writer: BundleWriter,
+  run: RegradeRun,
+  item: RegradeItem,
+  signal: AbortSignal,
+) => {
   const startedAt = Date.now();
   const spec = item.grading as unknown as GradingSpec;
   const input = {
@@ -91,7 +96,7 @@ const regradeOne = async (services: Services, run: RegradeRun, item: RegradeItem
     artifacts: artifactDir(item.row.key, 1),
     regrade,
   };
-  recordRegrade(services, run, result, {
+  recordRegrade(writer, result, {
     'result.json': JSON.stringify(
       { identity: item.row.identity, outcome, score, error, output: item.output.text, regrade, grading },
       null,
@@ -102,13 +107,18 @@ const regradeOne = async (services: Services, run: RegradeRun, item: RegradeItem
 
 /** Grades every stored output again, `concurrency` at a time, into a new bundle; no target is called. */
 export const regradeBundle = async (services: Services, run: RegradeRun, signal: AbortSignal) => {
+  const writer = new BundleWriter(run.outputDir);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < run.items.length) {
       const item = run.items[next++] as RegradeItem;
-      await regradeOne(services, run, item, signal);
+      await regradeOne(services, writer, run, item, signal);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(run.concurrency, run.items.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(run.concurrency, run.items.length)) }, worker));
+  } finally {
+    writer.close();
+  }
   return writeSummary(run.outputDir, run.runId);
 };

@@ -13,7 +13,7 @@ import { defaultRetryPolicy, withRetries } from './retry.js';
 import type { Services } from './services.js';
 import { steps } from './steps/registry.js';
 import type { StepDef, StepResult } from './steps/step.js';
-import { metadataKeys, type RunRequest, type StepSpec } from './task.js';
+import { metadataKeys, type RunRequest, type StepSpec, workRootDir } from './task.js';
 import { tearDown, teardownEntryId } from './teardown.js';
 import { rollbackOps, type Undo, undoOf } from './undo.js';
 
@@ -106,8 +106,8 @@ const runStep = (
           vars: req.task.vars,
           overrides: overridesOf(req.metadata),
           workspace: workspaceOf(context),
-          baseDir: spec.baseDir ?? process.cwd(),
-          workRoot: req.task.workRoot ?? `${process.cwd()}/.proctor/work`,
+          baseDir: env.services.projectPath(spec.baseDir ?? '.'),
+          workRoot: env.services.projectPath(req.task.workRoot ?? workRootDir),
           keep,
           signal,
           services: env.services,

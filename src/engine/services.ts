@@ -1,4 +1,4 @@
-import { BundleWriter } from '../bundle/writer.js';
+import path from 'node:path';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
@@ -15,11 +15,14 @@ export interface ServicesOptions {
   owner?: RunOwner;
   /** Most slots per workspace spec: how many cases the runner can have in flight. */
   maxSlots?: number;
+  /** The project's root in this process's checkout: specs name files relative to it. Default: the cwd. */
+  projectRoot?: string;
 }
 
 /** An assertion as a verify step carries it: already split and validated by the plan layer. */
 export interface AssertionRef {
   spec: ResolvedAssertion;
+  /** Relative to the project root. */
   baseDir: string;
   /** The judge targets its model-graded kinds name, by label. */
   judges?: Readonly<Record<string, TargetRef>>;
@@ -27,15 +30,15 @@ export interface AssertionRef {
 
 /**
  * What steps share across the runs of one process: targets and graders are built once per distinct config
- * (a compiled regex, an HTTP client), each bundle has one append descriptor, and each workspace spec one pool.
+ * (a compiled regex, an HTTP client), and each workspace spec has one pool.
  */
 export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
-  private readonly bundles = new Map<string, BundleWriter>();
 
   readonly owner: RunOwner;
   readonly workspaces: WorkspacePools;
+  private readonly projectRoot: string;
 
   constructor(
     readonly env: Readonly<Record<string, string | undefined>>,
@@ -43,7 +46,13 @@ export class Services {
   ) {
     // Without a runner's owner (a library caller), this process owns what it makes.
     this.owner = options.owner ?? thisProcess();
+    this.projectRoot = options.projectRoot ?? process.cwd();
     this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
+  }
+
+  /** A path a spec names (relative to the project root) in this checkout; an absolute one stays as it is. */
+  projectPath(rel: string): string {
+    return path.resolve(this.projectRoot, rel);
   }
 
   /** The target of a ref; a judge's is its own instance, so its rate limit is kept apart. Usage comes priced. */
@@ -56,7 +65,7 @@ export class Services {
       const config = def.config.parse(interpolateEnv(ref.config, this.env));
       // The registry's union of config types collapses here; each def validates its own config above.
       const inner = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, {
-        baseDir: ref.baseDir,
+        baseDir: this.projectPath(ref.baseDir),
         env: this.env,
         role,
         label: ref.label,
@@ -88,7 +97,7 @@ export class Services {
     if (!assertion) {
       const judges = ref.judges ?? {};
       assertion = resolveAssertion(ref.spec, {
-        baseDir: ref.baseDir,
+        baseDir: this.projectPath(ref.baseDir),
         judge: (label) => {
           const judge = judges[label];
           if (!judge) throw new ProctorError('internal', `no judge target "${label}" in the verify step`);
@@ -98,19 +107,5 @@ export class Services {
       this.assertionCache.set(cacheKey, assertion);
     }
     return assertion;
-  }
-
-  bundle(dir: string): BundleWriter {
-    let writer = this.bundles.get(dir);
-    if (!writer) {
-      writer = new BundleWriter(dir);
-      this.bundles.set(dir, writer);
-    }
-    return writer;
-  }
-
-  close(): void {
-    for (const writer of this.bundles.values()) writer.close();
-    this.bundles.clear();
   }
 }

@@ -1,5 +1,8 @@
 import type { CaseIdentity, JsonObject } from '../records.js';
 
+/** Where runs make their workspaces and service logs, relative to the project root. */
+export const workRootDir = '.proctor/work';
+
 /** One step of a task as plain data: the kind's own keys sit in `config`. */
 export interface StepSpec {
   id: string;
@@ -11,7 +14,10 @@ export interface StepSpec {
   timeoutS?: number;
   /** After an error (or a failed verification), roll back to step `from` and re-run that span, at most `max` times. */
   retry?: { from: string; max: number };
-  /** Directory of the file that declared the step: its relative paths (template, module) resolve here. */
+  /**
+   * Directory of the file that declared the step, relative to the project root (the executing process's): its
+   * relative paths (template, module) resolve here. Never absolute, so any checkout of the project can run it.
+   */
   baseDir?: string;
   config: JsonObject;
 }
@@ -27,17 +33,15 @@ export interface TaskSpec {
    * steps); a step retried after a retryable error starts it again, so each attempt gets the full limit.
    */
   timeoutS?: number;
-  /** Where workspaces and service logs are made (`<project>/.proctor/work`); absolute. */
+  /** Where workspaces and service logs are made, relative to the project root (default `workRootDir`). */
   workRoot?: string;
 }
 
-/** An eval case riding on a run: where its bundle row goes and what identifies it. */
+/** An eval case riding on a run: what identifies it and which execution of it this is. */
 export interface CaseSpec {
   identity: CaseIdentity;
   key: string;
   fingerprint: string;
-  /** Absolute path of the results bundle the row is appended to. */
-  bundleDir: string;
   /** 1-based: this execution's number among the bundle's rows for the key (its artifact folder). */
   attempt: number;
   /** The verifier whose result decides the case. */

@@ -1,6 +1,7 @@
 import type { TaskSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
+import { displayPath } from './files.js';
 import { selfJudge } from './judges.js';
 import type { PlannedCase } from './matrix.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
@@ -19,12 +20,15 @@ export const assertionConfig = (a: AssertionSpec): JsonObject => ({
   config: a.config,
 });
 
-/** A target as a step config carries it: raw config, and the price of its model when known. */
-export const targetRef = (t: TargetSpec): JsonObject => ({
+/**
+ * A target as a step config carries it: raw config, its folder relative to the project `root` (a stored spec
+ * names no path of this machine), and the price of its model when known.
+ */
+export const targetRef = (t: TargetSpec, root: string): JsonObject => ({
   label: t.label,
   kind: t.kind,
   config: t.config,
-  baseDir: t.baseDir,
+  baseDir: displayPath(t.baseDir, root),
   ...(t.price ? { price: { ...t.price } } : {}),
 });
 
@@ -32,6 +36,7 @@ export const targetRef = (t: TargetSpec): JsonObject => ({
 export const judgeRefs = (
   asserts: readonly AssertionSpec[],
   judges: Readonly<Record<string, TargetSpec>>,
+  root: string,
   self?: TargetSpec,
 ): JsonObject => {
   const out: JsonObject = {};
@@ -39,7 +44,7 @@ export const judgeRefs = (
     const label = a.config.judge;
     if (typeof label !== 'string') continue;
     const target = label === selfJudge ? self : judges[label];
-    if (target) out[label] = targetRef(target);
+    if (target) out[label] = targetRef(target, root);
   }
   return out;
 };
@@ -48,12 +53,11 @@ export const judgeRefs = (
  * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
  * verify step grading its output, then the test's `after` steps.
  */
-export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec => ({
+export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => ({
   id: `case:${c.key}`,
   vars: c.vars,
   // The case's time limit covers every step, grading included, not only the prompt.
   ...(timeoutS ? { timeoutS } : {}),
-  ...(c.eval.workRoot ? { workRoot: c.eval.workRoot } : {}),
   steps: [
     ...(c.eval.workspace ? [c.eval.workspace] : []),
     ...(c.test.before ?? []),
@@ -61,7 +65,7 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
       id: casePromptStep,
       type: 'prompt',
       config: {
-        target: targetRef(c.target),
+        target: targetRef(c.target, root),
         prompt: c.prompt,
         ...(c.messages ? { messages: c.messages as unknown as JsonObject[] } : {}),
       },
@@ -73,19 +77,25 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
         verifierId: caseVerifier,
         input: casePromptStep,
         threshold: c.threshold,
-        baseDir: c.evalDir,
+        baseDir: displayPath(c.evalDir, root),
         test: c.test.id,
         assert: c.assert.map(assertionConfig),
-        judges: judgeRefs(c.assert, c.eval.judges, c.target),
+        judges: judgeRefs(c.assert, c.eval.judges, root, c.target),
       },
     },
     ...(c.test.after ?? []),
   ],
 });
 
+/** The run metadata key of the bundle a case's group appends to, project-relative: `results pull` writes there. */
+export const bundleMetadataKey = 'bundle';
+
 export interface CaseSubmitOptions {
   groupId: string;
-  bundleDir: string;
+  /** The bundle the group appends to, relative to the project root (POSIX). */
+  bundle: string;
+  /** The project root: the task names files relative to it. */
+  root: string;
   /** 1-based number of this execution among the bundle's rows for the key. */
   attempt: number;
   retries: number;
@@ -95,16 +105,15 @@ export interface CaseSubmitOptions {
 
 export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => ({
   groupId: o.groupId,
-  task: caseTask(c, o.timeoutS),
+  task: caseTask(c, o.timeoutS, o.root),
   context: {},
   retries: o.retries,
   target: c.target.label,
-  metadata: { identity: { ...c.identity } },
+  metadata: { identity: { ...c.identity }, [bundleMetadataKey]: o.bundle },
   case: {
     identity: c.identity,
     key: c.key,
     fingerprint: c.fingerprint,
-    bundleDir: o.bundleDir,
     attempt: o.attempt,
     verifierId: caseVerifier,
   },

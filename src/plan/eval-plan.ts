@@ -8,6 +8,7 @@ import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
 import { applyEvalFilters, type EvalFilters, givenVars } from './eval-filters.js';
+import { displayPath } from './files.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
@@ -167,10 +168,12 @@ export const planEvalRun = (
   const groupLimit = { key: `group:${groupId}`, limit: maxConcurrency };
   // Built once per eval and target: a case only picks its list. A cap no tighter than the budget is left out.
   const limitsOf = limitLists(evals, groupLimit, evalCap, groupId);
+  const bundle = displayPath(bundleDir, config.root);
   const requests = (selection?.run ?? cases).map((c) =>
     caseRequest(c, {
       groupId,
-      bundleDir,
+      bundle,
+      root: config.root,
       attempt: (attempts?.get(c.key)?.rows ?? 0) + 1,
       retries: flags.retries ?? c.eval.options.retries ?? config.defaults.retries ?? defaultRetries,
       timeoutS: flags.timeoutS ?? c.eval.options.timeoutS ?? config.defaults.timeoutS,

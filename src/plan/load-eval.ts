@@ -53,7 +53,10 @@ export const loadEvalFile = (
 
   // Steps of tests resolve paths against the eval file; prompt steps among them must name their target.
   const scope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
-  const workspace = doc.workspace === undefined ? undefined : workspaceStep(source, ['workspace'], doc.workspace, dir);
+  const workspace =
+    doc.workspace === undefined
+      ? undefined
+      : workspaceStep(source, ['workspace'], doc.workspace, displayPath(dir, config.root));
   const lead = workspace ? [workspace] : [];
   const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
   const around: StepCompiler = (draft, inherited) =>
@@ -100,7 +103,6 @@ export const loadEvalFile = (
     options,
     judges,
     ...(workspace ? { workspace } : {}),
-    workRoot: path.join(config.root, '.proctor', 'work'),
   };
 };
 

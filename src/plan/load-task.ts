@@ -96,6 +96,5 @@ export const compileTaskInstance = (
     ...(shape.description !== undefined ? { description: shape.description } : {}),
     vars,
     steps: compileSteps(source, ['steps'], shape.steps, scope),
-    workRoot: path.join(config.root, '.proctor', 'work'),
   };
 };

@@ -131,7 +131,7 @@ export const planRegrade = (
       vars: planned?.vars ?? {},
       grading: {
         assert: asserts.map(assertionConfig),
-        judges: judgeRefs(asserts, judges, planned?.target),
+        judges: judgeRefs(asserts, judges, config.root, planned?.target),
         baseDir: evalDir,
         threshold: planned?.threshold ?? 1,
         aggregate: 'weighted_average',

@@ -1,10 +1,17 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { groupsFile } from '../bundle/groups.js';
 import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
 import type { ProjectConfig } from './spec.js';
 
 export const resultsDir = (config: ProjectConfig): string => join(config.root, '.proctor', 'results');
+
+/**
+ * Whether `dir` is a bundle: it has rows, or names groups whose committed results the store holds (a follower
+ * killed before it wrote its first row leaves only that).
+ */
+const isBundle = (dir: string): boolean => existsSync(join(dir, indexFile)) || existsSync(join(dir, groupsFile));
 
 /**
  * The bundle directory a `<run>` names: a run id under .proctor/results, a bundle directory, or an
@@ -14,13 +21,13 @@ export const selectBundle = (selector: string, config: ProjectConfig, cwd: strin
   const asPath = resolve(cwd, selector);
   if (existsSync(asPath)) {
     if (statSync(asPath).isDirectory()) {
-      if (existsSync(join(asPath, indexFile))) return asPath;
+      if (isBundle(asPath)) return asPath;
     } else if (basename(asPath) === indexFile) {
       return dirname(asPath);
     }
   }
   const byId = join(resultsDir(config), selector);
-  if (!selector.includes('/') && existsSync(join(byId, indexFile))) return byId;
+  if (!selector.includes('/') && isBundle(byId)) return byId;
   throw new InputError(
     `no results bundle "${selector}"`,
     undefined,

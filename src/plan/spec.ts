@@ -93,8 +93,6 @@ export interface EvalSpec {
   options: EvalOptions;
   /** `workspace:` as the step every case starts with. */
   workspace?: StepSpec;
-  /** Where cases make workspaces and service logs: `<project root>/.proctor/work`. */
-  workRoot?: string;
   /** The judge targets its model-graded assertions name (`self` aside), by label. */
   judges: Record<string, TargetSpec>;
 }

@@ -8,6 +8,7 @@ import { renderTemplate } from '../template.js';
 import { buildAssertion } from './assertion-spec.js';
 import { assertionConfig, judgeRefs, targetRef } from './compile-task.js';
 import type { Env } from './env.js';
+import { displayPath } from './files.js';
 import { resolveJudges } from './judges.js';
 import { labelProblem } from './options.js';
 import { attachPrices } from './prices.js';
@@ -72,7 +73,7 @@ const compilePrompt = (source: Source, at: Path, rest: Record<string, unknown>, 
     );
   }
   attachPrices([target], scope.config, scope.env);
-  return { target: targetRef(target), prompt };
+  return { target: targetRef(target, scope.config.root), prompt };
 };
 
 const compileVerify = (
@@ -93,10 +94,10 @@ const compileVerify = (
     ...(v.input !== undefined ? { input: v.input } : {}),
     threshold: v.threshold,
     aggregate: v.aggregate,
-    baseDir: scope.baseDir,
+    baseDir: displayPath(scope.baseDir, scope.config.root),
     test: id,
     assert: asserts.map(assertionConfig),
-    judges: judgeRefs(asserts, judges),
+    judges: judgeRefs(asserts, judges, scope.config.root),
   };
 };
 
@@ -128,7 +129,7 @@ const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): 
     ...(c.fail_task_on_error !== undefined ? { failTaskOnError: c.fail_task_on_error } : {}),
     ...(c.retry ? { retry: c.retry } : {}),
     ...(c.timeout_s !== undefined ? { timeoutS: c.timeout_s } : {}),
-    baseDir: scope.baseDir,
+    baseDir: displayPath(scope.baseDir, scope.config.root),
     config,
   };
 };

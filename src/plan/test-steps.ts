@@ -21,7 +21,10 @@ const caseWorkspaceStep = 'workspace';
 
 const standIn = (id: string): StepSpec => ({ id, type: id, config: {} });
 
-/** An eval's `workspace:` as the step every case starts with; validated here so a bad spec fails at load. */
+/**
+ * An eval's `workspace:` as the step every case starts with; validated here so a bad spec fails at load.
+ * `baseDir`: the eval's folder, relative to the project root.
+ */
 export const workspaceStep = (source: Source, at: Path, raw: unknown, baseDir: string): StepSpec => {
   const parsed = workspaceSpecSchema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, at, workspaceSpecSchema);

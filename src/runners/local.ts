@@ -21,6 +21,8 @@ export interface LocalRunnerOptions {
   stopTimeoutMs?: number;
   env?: Readonly<Record<string, string | undefined>>;
   owner?: RunOwner;
+  /** The project root the runs' specs name files relative to (default: the cwd). */
+  projectRoot?: string;
 }
 
 interface Queued {
@@ -63,7 +65,11 @@ export class LocalRunner implements Runner {
     this.owner = options.owner ?? currentOwner();
     // A plain copy of process.env: every read of it crosses into C++, and steps read the environment per run.
     // A spec's workspace pool never needs more slots than this runner has runs in flight.
-    this.services = new Services(options.env ?? { ...process.env }, { owner: this.owner, maxSlots: options.workers });
+    this.services = new Services(options.env ?? { ...process.env }, {
+      owner: this.owner,
+      maxSlots: options.workers,
+      ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
+    });
   }
 
   async submit(request: SubmitRequest): Promise<Submitted> {
@@ -160,7 +166,6 @@ export class LocalRunner implements Runner {
     this.unschedule();
     await this.ticking;
     await this.services.workspaces.close();
-    this.services.close();
   }
 
   private enqueue(q: Queued): void {

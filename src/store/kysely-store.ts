@@ -122,6 +122,25 @@ const hotQueries = (db: Kysely<Database>) => ({
       .where('runId', '=', runId)
       .where('status', 'in', active),
   ),
+  // Every eval case commits one with its status.
+  result: prepareQuery<
+    [string, string, string, number, string, string, string, number | null, string | null, string, string, number]
+  >(12, (runId, groupId, caseKey, attempt, target, evalPath, outcome, score, errorKind, row, files, committedAt) =>
+    db.insertInto('results').values({
+      runId,
+      groupId,
+      caseKey,
+      attempt,
+      target,
+      evalPath,
+      outcome,
+      score,
+      errorKind,
+      row,
+      files,
+      committedAt,
+    }),
+  ),
   // Every run reads its instance's journal before it starts (empty unless the instance ran before).
   readJournal: prepareQuery<[string]>(1, (instanceId) =>
     db.selectFrom('journal').selectAll().where('instanceId', '=', instanceId).orderBy('seq'),
@@ -234,23 +253,21 @@ export class KyselyStore implements Store {
   }
 
   private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
-    await db
-      .insertInto('results')
-      .values({
-        runId,
-        groupId: String(r.row.group_id),
-        caseKey: r.caseKey,
-        attempt: r.attempt,
-        target: r.target,
-        evalPath: r.evalPath,
-        outcome: String(r.row.outcome),
-        score: typeof r.row.score === 'number' ? r.row.score : null,
-        errorKind: errorKindOf(r.row),
-        row: JSON.stringify(r.row),
-        files: JSON.stringify(r.files),
-        committedAt: now,
-      })
-      .execute();
+    await this.hot.result(
+      db,
+      runId,
+      String(r.row.group_id),
+      r.caseKey,
+      r.attempt,
+      r.target,
+      r.evalPath,
+      String(r.row.outcome),
+      typeof r.row.score === 'number' ? r.row.score : null,
+      errorKindOf(r.row),
+      JSON.stringify(r.row),
+      JSON.stringify(r.files),
+      now,
+    );
   }
 
   private async finishStatus(db: Kysely<Database>, runId: string, finish: RunFinish, now: number): Promise<boolean> {
@@ -292,6 +309,17 @@ export class KyselyStore implements Store {
       files: JSON.parse(r.files) as Record<string, string>,
       committedAt: Number(r.committedAt),
     }));
+  }
+
+  async countResults(groupId: string): Promise<number> {
+    const row = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('groupId', '=', groupId)
+        .executeTakeFirstOrThrow(),
+    );
+    return Number(row.count);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

@@ -169,6 +169,8 @@ export interface Store {
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean>;
   /** A group's committed results after `afterSeq`, in commit order, at most `limit`. */
   readResults(groupId: string, afterSeq: number, limit: number): Promise<StoredResult[]>;
+  /** How many results a group has committed. */
+  countResults(groupId: string): Promise<number>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
   groupProgress(groupId: string): Promise<ProgressRow[]>;

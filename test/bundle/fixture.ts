@@ -1,3 +1,4 @@
+import { toIndexRow } from '../../src/bundle/row.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import type { ErrorRecord } from '../../src/errors.js';
 import type { Outcome } from '../../src/records.js';
@@ -39,22 +40,24 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
         'result.json': JSON.stringify({ output: c.output, steps: [{ stepId: 'verify', output: verify }] }),
       });
     }
-    writer.appendRow({
-      identity: { eval: c.eval ?? 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
-      key,
-      fingerprint: 'f',
-      outcome: c.outcome,
-      score: c.score === undefined ? (c.outcome === 'passed' ? 1 : 0) : c.score,
-      error: c.error ?? null,
-      attempts: 1,
-      durationMs: 10,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      runId: 'r',
-      groupId: 'g',
-      startedAt: 0,
-      finishedAt: 10,
-      artifacts: `cases/${key}/${attempt}`,
-    });
+    writer.appendRow(
+      toIndexRow({
+        identity: { eval: c.eval ?? 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
+        key,
+        fingerprint: 'f',
+        outcome: c.outcome,
+        score: c.score === undefined ? (c.outcome === 'passed' ? 1 : 0) : c.score,
+        error: c.error ?? null,
+        attempts: 1,
+        durationMs: 10,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        runId: 'r',
+        groupId: 'g',
+        startedAt: 0,
+        finishedAt: 10,
+        artifacts: `cases/${key}/${attempt}`,
+      }),
+    );
   });
   writer.close();
   return dir;

@@ -1,20 +1,13 @@
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
-import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { fakeModelForFile } from '../support/fake-model-for-file.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
-let server: FakeModelServer;
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = fakeModelForFile();
 
 interface TestDef {
   id: string;
@@ -231,7 +224,8 @@ describe('--resume', () => {
     expect(passedBefore.length).toBeGreaterThan(3);
     const resumed = await run(p, '--resume', 'out');
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(/1 line\(s\) of .*index\.jsonl are not complete rows/);
+    // The torn tail is cut off (by the resume itself, or by writing the store's committed cases back first).
+    expect(readIndex(p.path('out')).skipped).toEqual([]);
     const after = latest(p.path('out'));
     expect(after.size).toBe(30);
     expect([...after.values()].every((r) => r.outcome === 'passed')).toBe(true);

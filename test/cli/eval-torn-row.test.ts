@@ -37,7 +37,7 @@ describe('a real row torn after its outcome', () => {
     'one byte short': () => failed().length - 1,
   };
   for (const [name, at] of Object.entries(cuts)) {
-    it(`${name}: show, export and compare skip it with a warning; --resume runs that case again`, async () => {
+    it(`${name}: show, export and compare skip it with a warning; --resume restores it from the store`, async () => {
       rmSync(p.path('out'), { recursive: true, force: true });
       cpSync(p.path('whole'), p.path('out'), { recursive: true });
       writeFileSync(p.path('out/index.jsonl'), `${rows.slice(0, -1).join('\n')}\n${failed().slice(0, at())}`);
@@ -59,19 +59,19 @@ describe('a real row torn after its outcome', () => {
       expect(compared.stdout).toMatch(/only in base \(1\)/);
       expect(compared.stdout).toMatch(/GATE FAILED: 1 case\(s\) lost/);
 
+      // The store holds what the torn row said: --resume writes it back before selecting, and runs nothing.
       const resumed = await run('eval', 'run', '--resume', 'out');
-      expect(resumed.stderr).toMatch(warning);
-      expect(resumed.stderr).toContain('Resume: found 2 existing result(s), skipping 2 completed.');
-      expect(resumed.stderr).toContain('Resume: running 1 case(s)');
-      expect(resumed.code, resumed.stderr).toBe(1);
-      // The torn tail was never a committed row: cut off, and the case's new row stands in its place.
+      expect(resumed.stderr).toContain('1 committed result(s) written from the store');
+      expect(resumed.stderr).toContain('Resume: found 3 existing result(s), skipping 3 completed.');
+      expect(resumed.code, resumed.stderr).toBe(0);
+      // The torn tail was never a complete row: cut off, and the committed result stands in its place.
       const after = readIndex(p.path('out'));
       expect(after.skipped).toEqual([]);
       expect(after.rows.map((r) => r.identity.test).sort()).toEqual(['bad', 'one', 'two']);
       const summary = JSON.parse(readFileSync(p.path('out/summary.json'), 'utf8')) as Summary;
       expect(summary).toMatchObject({ counts: { total: 3, passed: 2, failed: 1 }, skipped_lines: 0 });
       const bad = after.rows.find((r) => r.identity.test === 'bad') as IndexRow;
-      expect(bad.run_id).not.toBe((JSON.parse(failed()) as IndexRow).run_id);
+      expect(bad).toEqual(JSON.parse(failed()) as IndexRow);
     });
   }
 });

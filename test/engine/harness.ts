@@ -38,7 +38,6 @@ export const engineHarness = (): EngineHarness => {
     services = new Services({});
   });
   afterEach(async () => {
-    services?.close();
     await temp?.remove();
   });
   const harness: EngineHarness = {

@@ -62,7 +62,6 @@ export const resultsRegrade = async (selector: string, opts: RegradeOptions): Pr
     return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
   } finally {
     process.off('SIGINT', stop);
-    services.close();
     held.release();
   }
 };

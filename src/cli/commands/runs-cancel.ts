@@ -39,7 +39,7 @@ const report = (result: CancelResult, waitS: number): { text: string; code: numb
 /** `proctor runs cancel RUN_ID`: cancels through the owning runner; exits 1 when the run is still going. */
 export const runsCancel = async (runId: string, opts: { wait?: number; json?: boolean }): Promise<number> =>
   withRunsStore(async (store, config) => {
-    const runner = openRunner(config.runner, store, 1);
+    const runner = openRunner(config.runner, store, 1, config.root);
     try {
       const waitS = opts.wait ?? 10;
       const result = await cancelRun(runner, store, runId, {

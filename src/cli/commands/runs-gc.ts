@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { stopGroup } from '../../engine/process-tree.js';
+import { workRootDir } from '../../engine/task.js';
 import { ownerProcessState } from '../../runners/owner.js';
 import { reconcileOrphans } from '../../runners/reconcile.js';
 import type { PruneReport, Store } from '../../store/store.js';
@@ -41,7 +42,7 @@ export const runsGc = async (opts: { json?: boolean; olderThan?: number }): Prom
       config.runner.config.leaseMs ? { leaseMs: config.runner.config.leaseMs } : {},
     );
     const host = hostname();
-    const swept = await sweepWorkRoot(path.join(config.root, '.proctor', 'work'), {
+    const swept = await sweepWorkRoot(path.join(config.root, workRootDir), {
       ownerGone: (owner) => owner.host === host && ownerProcessState(owner) !== 'alive',
       stopService: (pid, ticks) => stopGroup(pid, ticks, serviceGraceMs),
     });

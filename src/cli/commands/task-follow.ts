@@ -1,20 +1,10 @@
+import type { TaskRunEvent } from '../../api/follow-task-runs.js';
 import { isSnapshotOutput } from '../../engine/artifacts.js';
 import { captureEntryId } from '../../engine/capture.js';
 import type { RollbackOutput } from '../../engine/run-task.js';
 import { teardownEntryId } from '../../engine/teardown.js';
 import { isRecord } from '../../records.js';
-import type { Submitted } from '../../runners/runner.js';
-import { sleep } from '../../sleep.js';
-import { isTerminal, type JournalEntry, type RunRecord, type Store } from '../../store/store.js';
-
-export interface TaskFollowOptions {
-  out: NodeJS.WritableStream;
-  /** One run: print each step's output. Several: each step and each verifier's score, per run. */
-  detailed: boolean;
-  intervalMs: number;
-  /** Resolves when the runner has stopped (after a signal): following ends at the next reading. */
-  stopped: Promise<void>;
-}
+import type { JournalEntry, RunRecord } from '../../store/store.js';
 
 interface Verification {
   score: number;
@@ -71,48 +61,15 @@ const entryLines = (e: JournalEntry, type: string | undefined, prefix: string, d
 const finalLine = (run: RunRecord, prefix: string): string =>
   `${prefix}${run.status}${run.outcome ? ` (${run.outcome})` : ''}${run.error ? `: ${run.error.kind}: ${run.error.message}` : ''}`;
 
-/**
- * Follows task runs from the store alone (the run index and each instance's journal), so it prints the
- * same under every runner. Returns the last record of each run.
- */
-export const followTaskRuns = async (
-  store: Store,
-  runs: readonly Submitted[],
-  o: TaskFollowOptions,
-): Promise<RunRecord[]> => {
-  let stopped = false;
-  void o.stopped.then(() => {
-    stopped = true;
-  });
-  const seen = new Map<string, number>();
-  const types = new Map<string, Map<string, string>>();
-  const last = new Map<string, RunRecord>();
+/** Prints what following task runs reports: one run in detail (each step's output), several one line a step. */
+export const taskRunPrinter = (out: NodeJS.WritableStream, runs: number): ((event: TaskRunEvent) => void) => {
+  const detailed = runs === 1;
   const print = (lines: string[]) => {
-    if (lines.length) o.out.write(`${lines.join('\n')}\n`);
+    if (lines.length) out.write(`${lines.join('\n')}\n`);
   };
-  for (;;) {
-    const wasStopped = stopped;
-    for (const [i, s] of runs.entries()) {
-      if (last.get(s.runId) && isTerminal((last.get(s.runId) as RunRecord).status)) continue;
-      const run = await store.getRun(s.runId);
-      if (!run) continue;
-      if (!types.has(s.runId)) {
-        const spec = (await store.getInstance(s.instanceId))?.spec as
-          | { steps?: { id: string; type: string }[] }
-          | undefined;
-        types.set(s.runId, new Map((spec?.steps ?? []).map((st) => [st.id, st.type])));
-      }
-      const prefix = runs.length > 1 ? `[${i + 1}] ` : '';
-      const entries = (await store.readJournal(s.instanceId)).filter((e) => e.seq > (seen.get(s.runId) ?? 0));
-      for (const e of entries) {
-        print(entryLines(e, types.get(s.runId)?.get(e.stepId), prefix, o.detailed));
-        seen.set(s.runId, e.seq);
-      }
-      if (isTerminal(run.status)) print([finalLine(run, prefix || 'run: ')]);
-      last.set(s.runId, run);
-    }
-    const all = runs.map((s) => last.get(s.runId)).filter((r): r is RunRecord => r !== undefined);
-    if ((all.length === runs.length && all.every((r) => isTerminal(r.status))) || wasStopped) return all;
-    await sleep(o.intervalMs);
-  }
+  return (event) => {
+    const prefix = runs > 1 ? `[${event.index + 1}] ` : '';
+    if (event.kind === 'entry') print(entryLines(event.entry, event.stepType, prefix, detailed));
+    else print([finalLine(event.run, prefix || 'run: ')]);
+  };
 };

@@ -59,6 +59,8 @@ export interface FollowOptions {
   wantsProgress: () => boolean;
   /** Resolves when the runner has stopped (after a signal): following ends at the next reading. */
   stopped: Promise<void>;
+  /** Called before each reading: the follower writes the bundle from what the store committed meanwhile. */
+  beforeReading?: () => Promise<void>;
 }
 
 /** Polls the store until every run of the group is terminal, or the runner stopped. */
@@ -79,6 +81,7 @@ export const follow = async (
     return progress;
   };
   for (;;) {
+    await options.beforeReading?.();
     // A full reading groups every run of the group; counting the finished ones reads the index alone.
     const done = options.wantsProgress() ? (await reading()).done : await store.countFinished(groupId);
     if (done >= total || stopped) return reading();

@@ -1,0 +1,145 @@
+import { bundleGroups, recordGroup } from '../bundle/groups.js';
+import { type BundleLock, lockBundle } from '../bundle/lock.js';
+import { type Summary, writeSummary } from '../bundle/summary.js';
+import { BundleWriter } from '../bundle/writer.js';
+import type { Env } from '../plan/env.js';
+import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../plan/eval-plan.js';
+import { targetBundle } from '../plan/select-bundle.js';
+import type { ProjectConfig } from '../plan/spec.js';
+import { openRunner } from '../runners/open.js';
+import { currentOwner, ownerProcessState } from '../runners/owner.js';
+import { sleep } from '../sleep.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import { follow, type Progress } from './follow.js';
+import { completeBundle, Materialiser } from './materialise.js';
+import { stopOnAbort } from './stop-on-abort.js';
+
+export interface RunEvalOptions {
+  config: ProjectConfig;
+  cwd: string;
+  paths: readonly string[];
+  flags: EvalRunFlags;
+  env: Env;
+  /** Plan and select only: nothing is locked, stored or written. */
+  dryRun?: boolean;
+  /** Stops the run: queued cases are canceled and running ones aborted; what was committed is kept. */
+  signal?: AbortSignal;
+  /** The plan, once made and before anything runs. */
+  onPlan?: (plan: EvalRunPlan) => void;
+  /** The store is open and the first cases are about to be submitted. */
+  onStart?: (plan: EvalRunPlan) => void;
+  /** Rows a bundle appended to gained from the store before selecting (its last follower died midway). */
+  onCompleted?: (dir: string, rows: number) => void;
+  onProgress?: (progress: Progress) => void;
+  /** Whether onProgress wants a full reading now; between them the follower only counts. */
+  wantsProgress?: () => boolean;
+}
+
+export interface RunEvalResult {
+  plan: EvalRunPlan;
+  /** The bundle's summary after the run; absent for a dry run. */
+  summary?: Summary;
+  /** How many cases this call ran (0: none was selected). */
+  ran: number;
+}
+
+const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerProcessState);
+
+/**
+ * Submits the plan's cases to the configured runner a window ahead of what has finished, follows the store and
+ * writes the bundle from committed results as they come, then once more from the first (nothing committed is
+ * missing) before the summary.
+ */
+const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
+  const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
+  const stopping = stopOnAbort(runner, o.signal);
+  // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
+  recordGroup(plan.bundleDir, plan.groupId);
+  const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
+  o.onStart?.(plan);
+  try {
+    let submitFailure: unknown;
+    const total = plan.requests.length;
+    const chunk = Math.max(500, plan.maxConcurrency * 2);
+    // Taken out of the plan: once submitted, a request belongs to the runner, and finished tasks can be collected.
+    const unsubmitted = plan.requests.splice(0);
+    const submitted = (async () => {
+      for (let sent = 0; unsubmitted.length > 0 && !o.signal?.aborted; sent += chunk) {
+        while (sent - (await store.countFinished(plan.groupId)) > 2 * chunk && !o.signal?.aborted) await sleep(50);
+        await runner.submitMany(unsubmitted.splice(0, chunk));
+      }
+    })().catch(async (error: unknown) => {
+      submitFailure = error;
+      await stopping.stop();
+    });
+    await follow(store, plan.groupId, total, {
+      intervalMs: 200,
+      onProgress: o.onProgress ?? (() => {}),
+      wantsProgress: o.wantsProgress ?? (() => false),
+      stopped: stopping.stopped,
+      beforeReading: async () => {
+        await materialiser.pull();
+      },
+    });
+    await submitted;
+    if (submitFailure) throw submitFailure;
+    await runner.stop();
+    await materialiser.complete();
+    return writeSummary(plan.bundleDir, plan.bundleRunId);
+  } catch (error) {
+    // A run that fails midway (its store lost) still leaves the rows it could read and their summary.
+    await runner.stop();
+    await materialiser.complete().catch(() => 0);
+    writeSummary(plan.bundleDir, plan.bundleRunId);
+    throw error;
+  } finally {
+    stopping.dispose();
+    // After a failure midway (a lost store) cases may still be running: they end before their store closes.
+    await runner.stop();
+    materialiser.close();
+  }
+};
+
+/**
+ * Nothing selected: no run is recorded. The bundle stays as it is (a torn tail cut off, the summary rebuilt),
+ * and a new `--output` folder becomes a valid empty bundle.
+ */
+const runNothing = (plan: EvalRunPlan): Summary => {
+  const writer = new BundleWriter(plan.bundleDir);
+  writer.open();
+  writer.close();
+  return writeSummary(plan.bundleDir, plan.bundleRunId);
+};
+
+/**
+ * An eval run, as `proctor eval run` does it: completes the bundle it appends to from the store, plans and
+ * selects, submits every case to the configured runner, follows the store while writing the bundle from
+ * committed results, and summarises it. The call is the one writer of its bundle from before the plan reads
+ * it until it returns. Bad input throws InputError before anything is written.
+ */
+export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
+  // Locked before planning: a selection read while another command appends would run the cases it finishes.
+  const known = o.dryRun ? undefined : targetBundle(o.flags, o.config, o.cwd);
+  let held = known === undefined ? undefined : lock(known);
+  let store: Store | undefined;
+  try {
+    if (known !== undefined && bundleGroups(known).length > 0) {
+      // Before selecting: cases a killed follower's run committed count as run, and are not run again.
+      store = await openStore(o.config.store);
+      const rows = await completeBundle(store, known);
+      if (rows > 0) o.onCompleted?.(known, rows);
+    }
+    const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env);
+    o.onPlan?.(plan);
+    if (o.dryRun) return { plan, ran: 0 };
+    held ??= lock(plan.bundleDir);
+    if (plan.requests.length === 0) return { plan, summary: runNothing(plan), ran: 0 };
+    store ??= await openStore(plan.config.store);
+    const ran = plan.requests.length;
+    return { plan, summary: await runPlan(plan, o, store), ran };
+  } finally {
+    await store?.close();
+    held?.release();
+  }
+};
