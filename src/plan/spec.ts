@@ -1,7 +1,7 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
 import type { ConfigReferences, JsonObject } from '../records.js';
-import type { RunnerConfig } from '../runners/open.js';
+import type { RunnerConfig } from '../runners/registry.js';
 import type { StoreConfig } from '../store/open.js';
 
 /** proctor.toml, validated, with `${ENV}` resolved everywhere except inside target configs. */

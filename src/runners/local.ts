@@ -1,9 +1,11 @@
+import { z } from 'zod';
 import { executeRun } from '../engine/execute-run.js';
 import { storedRequest } from '../engine/redact.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
+import type { RunnerKindDef } from './kind.js';
 import { currentOwner, defaultHeartbeatMs, defaultLeaseMs } from './owner.js';
 import { reconcileOrphans } from './reconcile.js';
 import type { ConcurrencyLimit, Runner, SubmitRequest, Submitted } from './runner.js';
@@ -246,3 +248,27 @@ export class LocalRunner implements Runner {
     });
   }
 }
+
+const localConfig = z
+  .strictObject({
+    workers: z.int().positive().optional(),
+    heartbeat_ms: z.int().positive().optional(),
+    lease_ms: z.int().positive().optional(),
+  })
+  .transform((c) => ({
+    ...(c.workers !== undefined ? { workers: c.workers } : {}),
+    ...(c.heartbeat_ms !== undefined ? { heartbeatMs: c.heartbeat_ms } : {}),
+    ...(c.lease_ms !== undefined ? { leaseMs: c.lease_ms } : {}),
+  }));
+
+/** `[runner] kind = "local"` (the default): runs execute inside the command that submits them. */
+export const local: RunnerKindDef<z.output<typeof localConfig>> = {
+  config: localConfig,
+  sharedStore: false,
+  open: (config, store, defaultWorkers) =>
+    new LocalRunner(store, {
+      workers: config.workers ?? defaultWorkers,
+      ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
+      ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
+    }),
+};

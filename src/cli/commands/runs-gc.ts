@@ -3,6 +3,7 @@ import path from 'node:path';
 import { stopGroup } from '../../engine/process-tree.js';
 import { ownerProcessState } from '../../runners/owner.js';
 import { reconcileOrphans } from '../../runners/reconcile.js';
+import { configuredLeaseMs } from '../../runners/registry.js';
 import { sweepWorkRoot } from '../../workspaces/gc.js';
 import { exitCodes } from '../exit-codes.js';
 import { table } from '../summary-table.js';
@@ -17,10 +18,7 @@ const serviceGraceMs = 3000;
  */
 export const runsGc = async (opts: { json?: boolean }): Promise<number> =>
   withRunsStore(async (store, config) => {
-    const orphans = await reconcileOrphans(
-      store,
-      config.runner.config.leaseMs ? { leaseMs: config.runner.config.leaseMs } : {},
-    );
+    const orphans = await reconcileOrphans(store, configuredLeaseMs(config.runner));
     const host = hostname();
     const swept = await sweepWorkRoot(path.join(config.root, '.proctor', 'work'), {
       ownerGone: (owner) => owner.host === host && ownerProcessState(owner) !== 'alive',

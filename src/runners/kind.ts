@@ -1,0 +1,12 @@
+import type { z } from 'zod';
+import type { Store } from '../store/store.js';
+import type { Runner } from './runner.js';
+
+/** One kind of runner: its `[runner.config]` schema (snake_case in, camelCase out) and how to open it. */
+export interface RunnerKindDef<Config> {
+  config: z.ZodType<Config>;
+  /** The kind's runs execute on other machines, so the store must be one they all reach (not SQLite). */
+  sharedStore: boolean;
+  /** `defaultWorkers` is the command's budget: how many runs an in-process runner executes at once. */
+  open(config: Config, store: Store, defaultWorkers: number): Runner;
+}
