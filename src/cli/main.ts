@@ -194,6 +194,21 @@ const program = (setCode: (code: number) => void): Command => {
       const { runsGc } = await import('./commands/runs-gc.js');
       setCode(await runsGc(opts));
     });
+
+  root
+    .command('worker')
+    .description('execute the cases of a queue runner ([runner] kind = "queue") until SIGTERM, which drains')
+    .option('--concurrency <n>', 'cases at once in this process (default [runner.config] concurrency)', positiveInt)
+    .option('--pool <name>', 'the pool (queue) to serve (default [runner.config] pool)')
+    .option(
+      '--drain-timeout <seconds>',
+      'after SIGTERM, how long running cases may finish before going back to the queue',
+      nonNegativeNumber,
+    )
+    .action(async (opts: { concurrency?: number; pool?: string; drainTimeout?: number }) => {
+      const { worker } = await import('./commands/worker.js');
+      setCode(await worker(opts));
+    });
   return root;
 };
 

@@ -165,7 +165,7 @@ api_key = "\${UNSET_KEY}"
 
     root = tempProject({
       'proctor.toml': toml(
-        '[store]\nurl = "postgres://h/db"\n[runner]\nkind = "queue"\n[runner.config]\nredis = "${R}"',
+        `[store]\nurl = "postgres://h/db"\n[runner]\nkind = "queue"\n[runner.config]\nredis = "\${R}"`,
       ),
     });
     expect(loadProjectConfig(root, { R: 'redis://r:1' }).runner).toMatchObject({

@@ -6,6 +6,7 @@
 //   [[status:500 times:2]]                       fail the first 2 requests carrying this exact prompt
 //   [[status:429 retry-after:1 times:1]]         …with Retry-After (seconds; also retry-after-ms:N)
 //   [[hang]]                                     never answer; the client has to abort
+//   [[hang times:1]]                             …only the first request carrying this exact prompt
 //   [[malformed]]                                200 with a body that is not JSON
 //   [[reply:some text]]                          the assistant's content (default `echo: <prompt>`)
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -201,7 +202,8 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     const d = parseDirectives(prompt);
     const seen = perPrompt.get(prompt) ?? 0;
     perPrompt.set(prompt, seen + 1);
-    const status = d.hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
+    const hang = d.hang && seen < d.times;
+    const status = hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
     requests.push(
       recordPayloads
         ? { prompt, status, at, headers: req.headers, body }
@@ -214,7 +216,7 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     res.once('close', () => {
       model.now--;
     });
-    if (d.hang) return; // held open until the client goes away or close() drops it
+    if (hang) return; // held open until the client goes away or close() drops it
     const delay = (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
     if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
     else answer(res, body, prompt, d, status);
