@@ -92,4 +92,185 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     expect(executions).toHaveLength(20);
     expect(executions.every((e) => e.executions === 1 && e.superseded === 0)).toBe(true);
   });
+
+  /** The run executing the case whose prompt holds `text`, as the store has it now. */
+  const runFor = async (text: string) => {
+    const [run] = await query<{ run_id: string; status: string; pid: number | null }>(
+      `select r.run_id, r.status, r.owner_pid as pid from runs r join instances i on i.instance_id = r.instance_id
+        where i.spec like '%${text}%'`,
+    );
+    return run as { run_id: string; status: string; pid: number | null };
+  };
+  const executionsOf = async (runId: string) =>
+    (
+      await query<{ epoch: number; executions: number; superseded: number }>(
+        `select epoch, executions, superseded from queue_runs where run_id = '${runId}'`,
+      )
+    )[0];
+  const requestsFor = (text: string) => server.requests.filter((r) => r.prompt.includes(text));
+
+  it("re-runs a SIGKILLed worker's case on another worker within lock + stalled interval: one committed result", async () => {
+    server.reset();
+    const tag = `kill${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          [`${tag}-x [[hang times:1]]`, ...Array.from({ length: 5 }, (_, i) => `${tag}-${i}`)],
+        ),
+      },
+    });
+    // One case per worker: the killed worker held X alone, so every other case runs exactly once.
+    await fleet(project, 2, ['--concurrency', '1']);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId, pid } = await eventually(async () => {
+      const run = await runFor(`${tag}-x`);
+      return run.status === 'RUNNING' ? run : undefined;
+    });
+    const killedAt = Date.now();
+    process.kill(pid as number, 'SIGKILL');
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    const [, again] = requestsFor(`${tag}-x`);
+    // lock 3 s + stalled check 1 s, and a second of slack for the check's phase.
+    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
+    expect(requestsFor(`${tag}-x`)).toHaveLength(2);
+    for (let i = 0; i < 5; i++) expect(requestsFor(`${tag}-${i}`)).toHaveLength(1);
+    expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 0 });
+    const bundle = rows(project.read('out/index.jsonl'));
+    expect(bundle).toHaveLength(6);
+    expect(bundle.every((r) => r.outcome === 'passed')).toBe(true);
+  });
+
+  it("refuses a blocked worker's late commit once another worker has taken the case over", async () => {
+    server.reset();
+    const tag = `block${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:1500]]`]) },
+    });
+    const [blocked] = await fleet(project, 1);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    // A stopped process is a blocked event loop: it renews no lease and its lock lapses.
+    blocked?.child.kill('SIGSTOP');
+    try {
+      await fleet(project, 1);
+      const result = await follower.done;
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      blocked?.child.kill('SIGCONT');
+    }
+    // Its answer arrived while it was stopped: it finishes the case, and its commit is refused.
+    await eventually(async () => ((await executionsOf(runId))?.superseded === 1 ? true : undefined));
+    expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 1 });
+    expect((await runFor(`${tag}-x`)).status).toBe('COMPLETED');
+    const show = await runCli(['runs', 'show', runId], { cwd: project.dir });
+    expect(show.stdout).toMatch(/executions: 2 \(1 superseded\)/);
+  });
+
+  it('acknowledges a second delivery of a finished case without calling the target', async () => {
+    server.reset();
+    const tag = `dup${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x`]) },
+    });
+    await fleet(project, 1);
+    const run = await runCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    const { Queue, QueueEvents } = await import('bullmq');
+    const connection = { host: '127.0.0.1', port: 6379 };
+    const queue = new Queue(`proctor-${project.pool}`, { connection });
+    const events = new QueueEvents(`proctor-${project.pool}`, { connection });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add('case', { v: 1, runId }, { jobId: `again-${Date.now()}` });
+      expect(await job.waitUntilFinished(events, 10_000)).toBe('duplicate');
+      expect(job.data).toEqual({ v: 1, runId });
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+    expect(requestsFor(`${tag}-x`)).toHaveLength(1);
+    expect(await executionsOf(runId)).toEqual({ epoch: 1, executions: 1, superseded: 0 });
+  });
+
+  it('cancels from a third process and on Ctrl-C: queued cases never start, running ones abort within 2 s', async () => {
+    server.reset();
+    const tag = `cancel${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          Array.from({ length: 8 }, (_, i) => `${tag}-${i} [[hang]]`),
+        ),
+      },
+    });
+    await fleet(project, 2, ['--concurrency', '2']);
+    const follower = startCli(['eval', 'run', '-j', '4', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (server.inFlight === 4 ? true : undefined));
+    const [running] = await query<{ run_id: string }>(
+      `select run_id from runs r join queue_runs q using (run_id) where q.pool = '${project.pool}' and r.status = 'RUNNING' limit 1`,
+    );
+    const runId = (running as { run_id: string }).run_id;
+    const spec = (
+      await query<{ spec: string }>(
+        `select i.spec from runs r join instances i using (instance_id) where r.run_id = '${runId}'`,
+      )
+    )[0]?.spec as string;
+    const prompt = requestsFor(tag).find((r) => spec.includes(r.prompt.slice(0, r.prompt.indexOf(' '))));
+    const asked = Date.now();
+    const cancel = await runCli(['runs', 'cancel', runId], { cwd: project.dir });
+    expect(cancel.code, cancel.stdout + cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain('CANCELED');
+    expect((prompt?.endedAt ?? Number.POSITIVE_INFINITY) - asked).toBeLessThan(2000);
+    // Its slot went to the next queued case.
+    await eventually(async () => (requestsFor(tag).length === 5 && server.inFlight === 4 ? true : undefined));
+
+    const interrupted = Date.now();
+    follower.child.kill('SIGINT');
+    await eventually(async () => (server.inFlight === 0 ? true : undefined));
+    expect(Date.now() - interrupted).toBeLessThan(2000);
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(130);
+    const statuses = await query<{ status: string; n: number }>(
+      `select r.status, count(*)::int as n from runs r join queue_runs q using (run_id) where q.pool = '${project.pool}' group by r.status`,
+    );
+    expect(statuses).toEqual([{ status: 'CANCELED', n: 8 }]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(requestsFor(tag)).toHaveLength(5);
+  });
+
+  it('drains on SIGTERM: after --drain-timeout the running case goes back and restarts on another worker at once', async () => {
+    server.reset();
+    const tag = `drain${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      lockMs: 30_000,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:4000]]`]) },
+    });
+    const [first] = await fleet(project, 1, ['--drain-timeout', '1']);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    await fleet(project, 1);
+    const termAt = Date.now();
+    first?.child.kill('SIGTERM');
+    const exited = await first?.done;
+    expect(exited?.code, exited?.stderr).toBe(143);
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 2 ? true : undefined));
+    // Far below the 30 s lock: the release sent a fresh job instead of waiting for the lock to lapse.
+    expect((requestsFor(`${tag}-x`)[1]?.at as number) - termAt).toBeLessThan(1000 + 2000);
+    expect(requestsFor(`${tag}-x`)[0]?.endedAt).toBeDefined();
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    expect(await executionsOf(runId)).toMatchObject({ executions: 2, superseded: 0 });
+    expect(rows(project.read('out/index.jsonl'))).toHaveLength(1);
+  });
 });

@@ -31,6 +31,8 @@ export interface FakeRequest {
   /** 0 for a request that was never answered ([[hang]]). */
   status: number;
   at: number;
+  /** When the response finished or the client went away; undefined while the request is open. */
+  endedAt?: number;
   /** Empty when started with recordPayloads: false. */
   headers: IncomingMessage['headers'];
   body: ChatRequestBody;
@@ -204,17 +206,17 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     perPrompt.set(prompt, seen + 1);
     const hang = d.hang && seen < d.times;
     const status = hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
-    requests.push(
-      recordPayloads
-        ? { prompt, status, at, headers: req.headers, body }
-        : { prompt, status, at, headers: {}, body: {} },
-    );
+    const entry: FakeRequest = recordPayloads
+      ? { prompt, status, at, headers: req.headers, body }
+      : { prompt, status, at, headers: {}, body: {} };
+    requests.push(entry);
     const model = modelInFlight.get(body.model ?? '') ?? { now: 0, peak: 0 };
     modelInFlight.set(body.model ?? '', model);
     model.now++;
     model.peak = Math.max(model.peak, model.now);
     res.once('close', () => {
       model.now--;
+      entry.endedAt = Date.now();
     });
     if (hang) return; // held open until the client goes away or close() drops it
     const delay = (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
