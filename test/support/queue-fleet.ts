@@ -60,3 +60,72 @@ export const startWorker = async (
   await waitFor(() => worker.stderr().includes('worker on pool') || worker.child.exitCode !== null);
   return worker;
 };
+
+/** A `redis-server` this test owns, on a free port, that it can stop and start again on the same data dir. */
+export interface OwnedRedis {
+  url: string;
+  start(): Promise<void>;
+  /** Shuts the server down (with AOF, writing it first). */
+  stop(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+const freePort = async (): Promise<number> => {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+};
+
+export const startOwnedRedis = async (persistence: 'aof' | 'none'): Promise<OwnedRedis> => {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const dir = mkdtempSync(path.join(tmpdir(), 'proctor-redis-'));
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--maxmemory-policy',
+    'noeviction',
+    ...(persistence === 'aof' ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+  ];
+  let child: ReturnType<typeof spawn> | undefined;
+  const owned: OwnedRedis = {
+    url,
+    start: async () => {
+      child = spawn('redis-server', args, { stdio: 'ignore' });
+      const until = Date.now() + 10_000;
+      while ((await redisProblem(url)) !== undefined) {
+        if (Date.now() > until) throw new Error(`redis-server on ${port} did not start`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    stop: async () => {
+      const running = child;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((r) => running.once('exit', r));
+      running.kill('SIGTERM');
+      await exited;
+    },
+    remove: async () => {
+      await owned.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await owned.start();
+  return owned;
+};
