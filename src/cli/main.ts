@@ -70,6 +70,7 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--rerun-failed <run>', 'run exactly the cases whose latest result in a run is failed or error')
     .option('--allow-drift', 'let --resume keep results of cases whose prompt, vars, target or graders changed')
     .option('--dry-run', 'plan and print what would run; run and write nothing')
+    .option('--detach', 'submit, print the run id and exit; the cases go on (a queue runner); see `runs follow`')
     .action(async (paths: string[], opts) => {
       const { evalRun } = await import('./commands/eval-run.js');
       setCode(await evalRun(paths, opts));
@@ -185,6 +186,15 @@ const program = (setCode: (code: number) => void): Command => {
     .action(async (runId: string, opts: { wait?: number; json?: boolean }) => {
       const { runsCancel } = await import('./commands/runs-cancel.js');
       setCode(await runsCancel(runId, opts));
+    });
+  runs
+    .command('follow')
+    .description('follow an eval run (its id) until every case has ended; Ctrl-C stops following, not the run')
+    .argument('<run>', 'the eval run id `eval run` printed')
+    .option('-q, --quiet', 'print only the final counts')
+    .action(async (run: string, opts: { quiet?: boolean }) => {
+      const { runsFollow } = await import('./commands/runs-follow.js');
+      setCode(await runsFollow(run, opts));
     });
   runs
     .command('gc')

@@ -99,7 +99,7 @@ const runnerConfigOf = (source: Source, kind: RunnerKind, config: unknown, store
   const def = runnerKinds[kind];
   const parsed = def.config.safeParse(config);
   if (!parsed.success) throw source.zodError(parsed.error, ['runner', 'config'], def.config);
-  if (def.sharedStore && storeUrl.startsWith('sqlite:')) {
+  if (def.remote && storeUrl.startsWith('sqlite:')) {
     throw source.fail(
       ['runner', 'kind'],
       `runner kind "${kind}" executes runs on other machines, which cannot reach a SQLite store`,

@@ -264,7 +264,7 @@ const localConfig = z
 /** `[runner] kind = "local"` (the default): runs execute inside the command that submits them. */
 export const local: RunnerKindDef<z.output<typeof localConfig>> = {
   config: localConfig,
-  sharedStore: false,
+  remote: false,
   open: (config, store, defaultWorkers) =>
     new LocalRunner(store, {
       workers: config.workers ?? defaultWorkers,

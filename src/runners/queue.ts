@@ -135,6 +135,11 @@ export class QueueRunner implements Runner {
   /** Workers reconcile the queue; a submitter has nothing to start. */
   async start(): Promise<void> {}
 
+  detach(): Promise<void> {
+    this.groups.clear();
+    return this.stop();
+  }
+
   /** Cancels what this runner submitted and has not ended (a follower stopped by a signal), then disconnects. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -155,6 +160,6 @@ export class QueueRunner implements Runner {
 /** `[runner] kind = "queue"`: runs execute on `proctor worker` processes through BullMQ on Redis. */
 export const queue: RunnerKindDef<QueueConfig> = {
   config: queueConfig,
-  sharedStore: true,
+  remote: true,
   open: (config, store) => new QueueRunner(store, config),
 };

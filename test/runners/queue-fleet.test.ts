@@ -273,4 +273,48 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     expect(await executionsOf(runId)).toMatchObject({ executions: 2, superseded: 0 });
     expect(rows(project.read('out/index.jsonl'))).toHaveLength(1);
   });
+
+  it('detaches (prints the run id, exit 0) and `runs follow` re-attaches until the run ends', async () => {
+    server.reset();
+    const tag = `detach${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-0`, `${tag}-1`, `${tag}-2`]) },
+    });
+    const detached = await runCli(['eval', 'run', '--detach', '-o', 'out'], { cwd: project.dir });
+    expect(detached.code, detached.stderr).toBe(0);
+    const groupId = detached.stdout.trim();
+    expect(detached.stderr).toContain(`proctor runs follow ${groupId}`);
+    expect(requestsFor(tag)).toHaveLength(0);
+    await fleet(project, 1, ['--concurrency', '3']);
+    const followed = await runCli(['runs', 'follow', groupId, '-q'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toContain(`${groupId}: 3/3 done · 3 passed`);
+    expect(rows(project.read('out/index.jsonl'))).toHaveLength(3);
+  });
+
+  it('runs `task run` through the workers unchanged, and refuses --keep it cannot honour (exit 2)', async () => {
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'hello.task.yaml': `
+id: hello
+steps:
+  - { id: say, type: exec, command: echo hello from a worker }
+  - { id: check, type: verify, verifier_id: v, input: say, assert: [{ type: contains, value: hello }] }
+`,
+      },
+    });
+    const kept = await runCli(['task', 'run', 'hello.task.yaml', '--keep'], { cwd: project.dir });
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toContain('--keep cannot be honoured by runner kind "queue"');
+    expect(kept.stderr).toContain('fix:');
+    await fleet(project, 1);
+    const run = await runCli(['task', 'run', 'hello.task.yaml', '--output-dir', 'out'], {
+      cwd: project.dir,
+      timeoutMs: 30_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hello from a worker');
+  });
 });

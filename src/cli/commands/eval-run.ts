@@ -2,13 +2,16 @@ import { type BundleLock, lockBundle } from '../../bundle/lock.js';
 import { skippedLinesWarning } from '../../bundle/reader.js';
 import { type Summary, writeSummary } from '../../bundle/summary.js';
 import { BundleWriter } from '../../bundle/writer.js';
+import { InputError } from '../../errors.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../../plan/eval-plan.js';
 import { targetBundle } from '../../plan/select-bundle.js';
 import { openRunner } from '../../runners/open.js';
 import { currentOwner, ownerProcessState } from '../../runners/owner.js';
+import type { Runner } from '../../runners/runner.js';
 import { sleep } from '../../sleep.js';
 import { openStore } from '../../store/open.js';
+import type { Store } from '../../store/store.js';
 import { exitCodes } from '../exit-codes.js';
 import { follow } from '../follow.js';
 import { ProgressDisplay } from '../progress-display.js';
@@ -19,6 +22,7 @@ export interface EvalRunOptions extends EvalRunFlags {
   quiet?: boolean;
   timeout?: number;
   dryRun?: boolean;
+  detach?: boolean;
 }
 
 const say = (line: string): void => {
@@ -62,6 +66,7 @@ const runNothing = (plan: EvalRunPlan): number => {
 const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number> => {
   const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
+  if (opts.detach) return detach(plan, runner, store);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
   const signals = stopRunnerOnSignals(runner);
   try {
@@ -107,6 +112,26 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number>
   } finally {
     signals.dispose();
     // After a failure midway (a lost store) cases may still be running: they end before their store closes.
+    await runner.stop();
+    await store.close();
+  }
+};
+
+/** `--detach`: submits every case, prints the run id for `proctor runs follow`, and leaves the runs going. */
+const detach = async (plan: EvalRunPlan, runner: Runner, store: Store): Promise<number> => {
+  try {
+    if (!runner.detach)
+      throw new InputError(
+        '--detach needs a runner whose runs go on without this command',
+        undefined,
+        'set [runner] kind = "queue" in proctor.toml and start `proctor worker` processes, or drop --detach',
+      );
+    await runner.submitMany(plan.requests.splice(0));
+    await runner.detach();
+    process.stdout.write(`${plan.groupId}\n`);
+    say(`detached: \`proctor runs follow ${plan.groupId}\` re-attaches`);
+    return exitCodes.ok;
+  } finally {
     await runner.stop();
     await store.close();
   }
