@@ -67,7 +67,7 @@ const pickRuns = (waiting: DispatchCandidate[], held: DispatchCandidate['limits'
 };
 
 /** How many waiting runs of each group a dispatch considers: enough to fill any limit, and a bounded read. */
-const dispatchWindow = 500;
+const dispatchWindow = 200;
 
 /** Marks what may start now dispatched and sends its jobs; any submitter or worker may call it at any time. */
 export const dispatch = async (ledger: QueueLedger, queue: Queue, pool: string): Promise<void> => {

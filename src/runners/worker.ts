@@ -41,6 +41,8 @@ export class QueueWorker {
   private lastReconcile = 0;
   private redisDownSince: number | undefined;
   private draining = false;
+  private dispatching: Promise<void> | undefined;
+  private dispatchAgain = false;
   private end: ((why: WorkerEnd) => void) | undefined;
 
   constructor(
@@ -121,14 +123,30 @@ export class QueueWorker {
     };
   }
 
-  private async dispatchNow(): Promise<void> {
-    if (!this.queue || this.draining) return;
-    this.lastDispatch = Date.now();
-    try {
-      await dispatch(this.store.queueLedger(), this.queue, this.config.pool);
-    } catch {
-      // Retried on the next tick; an unhandled rejection would take the worker down.
+  /**
+   * Dispatches are serialised fleet-wide (the pool's lock), so a burst of cases ending here makes one more
+   * dispatch after the one under way, not one each: it sees every slot they freed.
+   */
+  private dispatchNow(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return this.dispatching;
     }
+    this.dispatching = (async () => {
+      do {
+        this.dispatchAgain = false;
+        if (!this.queue || this.draining) return;
+        this.lastDispatch = Date.now();
+        try {
+          await dispatch(this.store.queueLedger(), this.queue, this.config.pool);
+        } catch {
+          // Retried on the next tick; an unhandled rejection would take the worker down.
+        }
+      } while (this.dispatchAgain);
+    })().finally(() => {
+      this.dispatching = undefined;
+    });
+    return this.dispatching;
   }
 
   private async tick(): Promise<void> {

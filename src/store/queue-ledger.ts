@@ -38,8 +38,6 @@ export interface ExecutionStats {
 const active = sql`('QUEUED', 'RUNNING')`;
 const num = (v: unknown): number => Number(v);
 
-class Duplicate extends Error {}
-
 /**
  * The queue runner's record in PostgreSQL: dispatch under the fleet-wide limits, claims that bump an epoch,
  * leases, releases and the reconciler's view. Redis only delivers; every decision is a conditional statement
@@ -84,41 +82,41 @@ export class QueueLedger {
     });
   }
 
-  /** Takes a run for `worker` until `now + leaseMs`: a new epoch, one more execution. */
+  /**
+   * Takes a run for `worker` until `now + leaseMs`: a new epoch, one more execution. One statement (one commit):
+   * the runs row turns RUNNING in the same statement, and a run that is terminal by then is a duplicate.
+   */
   async claim(runId: string, worker: string, owner: RunOwner, now: number, leaseMs: number): Promise<Claim> {
-    try {
-      return await this.db.transaction().execute(async (trx): Promise<Claim> => {
-        const taken = await sql<{ epoch: number; work: string }>`
-          update queue_runs set epoch = epoch + 1, executions = executions + 1, lease_until = ${now + leaseMs},
-                 worker = ${worker}, state = 'dispatched'
-           where run_id = ${runId} and state <> 'done' and (lease_until is null or lease_until < ${now})
-           returning epoch as epoch, work as work`.execute(trx);
-        const row = taken.rows[0];
-        if (!row) return this.notClaimed(trx, runId);
-        const started = await sql<{ asked: string | null }>`
-          update runs set status = 'RUNNING', started_at = ${now}, seen_at = ${now}, owner_host = ${owner.host},
-                 owner_pid = ${owner.pid}, owner_started_at = ${owner.startedAt}
-           where run_id = ${runId} and status in ${active}
-           returning cancel_requested_at as asked`.execute(trx);
-        // Terminal meanwhile (canceled before any worker took it): undo the epoch, nothing ran.
-        if (!started.rows[0]) throw new Duplicate();
-        return {
-          kind: 'claimed',
-          epoch: num(row.epoch),
-          work: JSON.parse(row.work) as JsonObject,
-          cancelRequested: started.rows[0].asked !== null,
-        };
-      });
-    } catch (error) {
-      if (error instanceof Duplicate) return { kind: 'duplicate' };
-      throw error;
-    }
+    const taken = await sql<{ epoch: number; work: string; asked: string | null; started: number | null }>`
+      with q as (
+        update queue_runs set epoch = epoch + 1, executions = executions + 1, lease_until = ${now + leaseMs},
+               worker = ${worker}, state = 'dispatched'
+         where run_id = ${runId} and state <> 'done' and (lease_until is null or lease_until < ${now})
+           and exists (select 1 from runs where run_id = ${runId} and status in ${active})
+         returning epoch, work),
+      r as (
+        update runs set status = 'RUNNING', started_at = ${now}, seen_at = ${now}, owner_host = ${owner.host},
+               owner_pid = ${owner.pid}, owner_started_at = ${owner.startedAt}
+         where run_id = ${runId} and status in ${active} and exists (select 1 from q)
+         returning cancel_requested_at)
+      select q.epoch as epoch, q.work as work, r.cancel_requested_at as asked, (select count(*) from r) as started
+        from q left join r on true`.execute(this.db);
+    const row = taken.rows[0];
+    if (!row) return this.notClaimed(runId);
+    // Terminal in the instant between (a commit or cancel won the race): nothing runs.
+    if (num(row.started) === 0) return { kind: 'duplicate' };
+    return {
+      kind: 'claimed',
+      epoch: num(row.epoch),
+      work: JSON.parse(row.work) as JsonObject,
+      cancelRequested: row.asked !== null,
+    };
   }
 
-  private async notClaimed(db: Kysely<Database>, runId: string): Promise<Claim> {
+  private async notClaimed(runId: string): Promise<Claim> {
     const row = await sql<{ status: string; until: string | null }>`
       select r.status as status, q.lease_until as until from runs r join queue_runs q on q.run_id = r.run_id
-       where r.run_id = ${runId}`.execute(db);
+       where r.run_id = ${runId}`.execute(this.db);
     const found = row.rows[0];
     if (!found || !['QUEUED', 'RUNNING'].includes(found.status) || found.until === null) return { kind: 'duplicate' };
     return { kind: 'held', untilMs: num(found.until) };
