@@ -1,9 +1,10 @@
 import { toErrorRecord } from '../errors.js';
 import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
 import { replay } from './context.js';
+import type { ProjectFiles } from './project-files.js';
 import { recordCase, taskOutcome } from './record-case.js';
 import { redact, runSecrets } from './redact.js';
-import { runTask } from './run-task.js';
+import { runTask, type TaskRunResult } from './run-task.js';
 import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
 
@@ -20,6 +21,8 @@ export interface ExecuteEnv {
    * another worker has taken over meanwhile is not committed twice.
    */
   epoch?: number;
+  /** Checks a case's project files against its submit-time hashes (a worker in its own checkout). */
+  projectFiles?: ProjectFiles;
 }
 
 /** The abort reason of a run given back to its queue: it records nothing, another execution will. */
@@ -38,13 +41,16 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
   try {
     // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
     const journal = env.freshInstance ? [] : await env.store.readJournal(req.instanceId);
-    const result = await runTask(req, {
-      store: env.store,
-      services: env.services,
-      signal: env.signal,
-      context: replay(req.context, journal),
-      journalLength: journal.at(-1)?.seq ?? 0,
-    });
+    const refused = env.projectFiles?.mismatch(req.case?.projectFiles);
+    const result: TaskRunResult = refused
+      ? { status: 'FAILED', context: req.context, error: refused, steps: [], captures: {} }
+      : await runTask(req, {
+          store: env.store,
+          services: env.services,
+          signal: env.signal,
+          context: replay(req.context, journal),
+          journalLength: journal.at(-1)?.seq ?? 0,
+        });
     if (env.signal.reason === released) return undefined;
     const finish = req.case
       ? await recordCase(req as RunRequest & { case: CaseSpec }, result, env.services, startedAt)

@@ -63,6 +63,7 @@ export interface CaseSubmitOptions {
   retries: number;
   timeoutS: number | undefined;
   limits: ConcurrencyLimit[];
+  projectFiles: Record<string, string>;
 }
 
 export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => ({
@@ -79,6 +80,7 @@ export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest
     bundleDir: o.bundleDir,
     attempt: o.attempt,
     verifierId: caseVerifier,
+    projectFiles: o.projectFiles,
   },
   limits: o.limits,
 });

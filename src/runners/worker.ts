@@ -1,6 +1,7 @@
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { executeRun, released } from '../engine/execute-run.js';
+import { ProjectFiles } from '../engine/project-files.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import type { Store } from '../store/store.js';
@@ -32,6 +33,7 @@ export class QueueWorker {
   private readonly services: Services;
   private readonly owner = currentOwner();
   private readonly id: string;
+  private readonly projectFiles: ProjectFiles;
   private worker: Worker<JobData> | undefined;
   private redis: Redis | undefined;
   private queue: Awaited<ReturnType<typeof openQueue>> | undefined;
@@ -49,7 +51,9 @@ export class QueueWorker {
     private readonly store: Store,
     private readonly config: QueueConfig,
     env: Readonly<Record<string, string | undefined>>,
+    projectRoot: string,
   ) {
+    this.projectFiles = new ProjectFiles(projectRoot);
     this.id = `${this.owner.host}:${this.owner.pid}:${this.owner.startedAt}`;
     this.services = new Services(env, { owner: this.owner, maxSlots: config.concurrency });
   }
@@ -96,6 +100,7 @@ export class QueueWorker {
         owner: this.owner,
         signal: controller.signal,
         epoch: claim.epoch,
+        projectFiles: this.projectFiles,
       });
     } finally {
       this.running.delete(runId);

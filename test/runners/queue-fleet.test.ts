@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, runCli, startCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { tempProject } from '../support/project.js';
 import { queueProject, redisProblem, startWorker } from '../support/queue-fleet.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
@@ -316,5 +317,29 @@ steps:
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('hello from a worker');
+  });
+
+  it("fails a case with setup_failed naming the file when a worker's checkout differs from the submitter's", async () => {
+    const files = {
+      'agents/echo.js': 'process.stdout.write("echo: " + process.argv[2]);\n',
+      'a.eval.yaml': `targets:\n  - { label: agent, kind: cli, command: "node agents/echo.js {{ prompt }}" }\nprompts: [hi]\ntests: [{ id: one, assert: [{ type: contains, value: echo }] }]\n`,
+    };
+    const submitter = queueProject({ storeUrl: db.url, files });
+    const elsewhere = tempProject({
+      ...files,
+      'proctor.toml': submitter.read('proctor.toml'),
+      'agents/echo.js': 'process.stdout.write("changed: " + process.argv[2]);\n',
+    });
+    try {
+      await fleet(elsewhere, 1);
+      const run = await runCli(['eval', 'run', '-o', 'out'], { cwd: submitter.dir, timeoutMs: 30_000 });
+      expect(run.code, run.stderr).toBe(1);
+      const [row] = rows(submitter.read('out/index.jsonl')) as (Row & { error: { kind: string; message: string } })[];
+      expect(row?.outcome).toBe('error');
+      expect(row?.error.kind).toBe('setup_failed');
+      expect(row?.error.message).toContain('project file agents/echo.js differs');
+    } finally {
+      elsewhere.remove();
+    }
   });
 });

@@ -34,7 +34,7 @@ export const worker = async (opts: WorkerOptions): Promise<number> => {
     ...(opts.drainTimeout !== undefined ? { drainTimeoutMs: opts.drainTimeout * 1000 } : {}),
   };
   const store = await openStore(config.store);
-  const queueWorker = new QueueWorker(store, queueConfig, { ...process.env });
+  const queueWorker = new QueueWorker(store, queueConfig, { ...process.env }, config.root);
   let received: 'SIGINT' | 'SIGTERM' | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     const which = signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
