@@ -106,7 +106,8 @@ export class QueueRunner implements Runner {
   }
 
   async cancel(runId: string): Promise<boolean> {
-    if (!(await this.store.queueLedger().stats(runId))) return false;
+    const run = await this.store.getRun(runId);
+    if (!run || isTerminal(run.status) || !(await this.store.queueLedger().stats(runId))) return false;
     await this.cancelRuns([runId]);
     return true;
   }

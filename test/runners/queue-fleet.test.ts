@@ -342,4 +342,31 @@ steps:
       elsewhere.remove();
     }
   });
+
+  it('--rerun-failed and --resume work on queue runs as on local ones', async () => {
+    server.reset();
+    const tag = `rerun${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': `
+targets: [{ label: a, kind: openai, base_url: "${server.url}", model: a, api_key: k }]
+prompts: ["{{ q }}"]
+tests:
+  - { id: good, vars: { q: "${tag}-good" }, assert: [{ type: contains, value: echo }] }
+  - { id: bad, vars: { q: "${tag}-bad" }, assert: [{ type: contains, value: nowhere }] }
+`,
+      },
+    });
+    await fleet(project, 1);
+    const first = await runCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(first.code, first.stderr).toBe(1);
+    const rerun = await runCli(['eval', 'run', '--rerun-failed', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(requestsFor(`${tag}-good`)).toHaveLength(1);
+    expect(requestsFor(`${tag}-bad`)).toHaveLength(2);
+    const resumed = await runCli(['eval', 'run', '--resume', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(resumed.stderr).toContain('nothing to run');
+    expect(rows(project.read('out/index.jsonl'))).toHaveLength(3);
+  });
 });
