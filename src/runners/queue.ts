@@ -44,8 +44,8 @@ export interface QueuedRequest {
   case?: RunRequest['case'];
 }
 
-/** How long a cancel or a follower's stop waits for workers to abort their running cases. */
-const cancelWaitMs = 5000;
+/** How long a cancel or a follower's stop waits, by default, for workers to abort their running cases. */
+const defaultCancelWaitMs = 5000;
 
 /**
  * Submits runs to a fleet of `proctor worker` processes: records them in the store with what a worker needs
@@ -58,10 +58,12 @@ export class QueueRunner implements Runner {
   private connection: Promise<{ redis: Redis; queue: Queue }> | undefined;
   private readonly groups = new Set<string>();
   private stopping: Promise<void> | undefined;
+  private dispatching: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
     private readonly config: QueueConfig,
+    private readonly cancelWaitMs = defaultCancelWaitMs,
   ) {}
 
   private connect(): Promise<{ redis: Redis; queue: Queue }> {
@@ -78,7 +80,6 @@ export class QueueRunner implements Runner {
   }
 
   async submitMany(requests: readonly SubmitRequest[]): Promise<Submitted[]> {
-    const { queue } = await this.connect();
     const runs = requests.map((r) => {
       const runId = r.runId ?? `${r.groupId}.${++this.seq}`;
       const instanceId = r.instanceId ?? instanceIdFor(r.task.id, runId);
@@ -97,8 +98,21 @@ export class QueueRunner implements Runner {
       };
     });
     await this.store.createRuns(runs);
-    await dispatch(this.store.queueLedger(), queue, this.config.pool);
+    this.dispatchSoon();
     return runs.map((r) => ({ runId: r.runId, instanceId: r.instanceId }));
+  }
+
+  /**
+   * Sends what may start now without holding up the submitter (connecting to Redis takes a while the first
+   * time). A failure costs nothing but time: every worker dispatches from the store on its own tick.
+   */
+  private dispatchSoon(): void {
+    this.dispatching = this.dispatching
+      .then(async () => {
+        const { queue } = await this.connect();
+        await dispatch(this.store.queueLedger(), queue, this.config.pool);
+      })
+      .catch(() => {});
   }
 
   status(runId: string): Promise<RunRecord | undefined> {
@@ -117,7 +131,7 @@ export class QueueRunner implements Runner {
     const now = Date.now();
     for (const runId of runIds) await this.store.requestCancel(runId, now);
     await this.store.queueLedger().cancelUnheld(runIds, now);
-    const until = Date.now() + cancelWaitMs;
+    const until = Date.now() + this.cancelWaitMs;
     let left = [...runIds];
     while (left.length > 0 && Date.now() < until) {
       const runs = await Promise.all(left.map((id) => this.store.getRun(id)));
@@ -148,6 +162,7 @@ export class QueueRunner implements Runner {
         const left = await this.store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 100_000 });
         if (left.length > 0) await this.cancelRuns(left.map((r) => r.runId));
       }
+      await this.dispatching;
       if (this.connection) {
         const { redis, queue } = await this.connection;
         await queue.close();

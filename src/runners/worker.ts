@@ -217,9 +217,10 @@ export class QueueWorker {
     this.end?.('drained');
   }
 
-  /** Releases timers and connections; running executions are abandoned (their leases lapse). */
+  /** Aborts what still runs (each records its own end, if it still holds its epoch) and releases connections. */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    for (const r of this.running.values()) r.controller.abort();
     await this.worker?.close(true).catch(() => {});
     await this.queue?.close().catch(() => {});
     this.redis?.disconnect();
