@@ -22,7 +22,7 @@ export const worker = async (opts: WorkerOptions): Promise<number> => {
   const config = loadProjectConfig(process.cwd(), process.env);
   if (config.runner.kind !== 'queue') {
     throw new InputError(
-      `proctor.toml configures runner kind "${config.runner.kind}"; a worker serves only a queue runner`,
+      `${config.file ? 'proctor.toml configures' : 'no proctor.toml here or above: the default is'} runner kind "${config.runner.kind}"; a worker serves only a queue runner`,
       config.file ? { file: 'proctor.toml' } : undefined,
       'set [runner] kind = "queue" with [store] url = "postgres://…", in the project the worker runs from',
     );
