@@ -1,12 +1,14 @@
 // Proctor's cost on a suite shaped like a real one (issue: performance).
 //   npx tsx bench/suite.ts [--cases 1000,5000] [--concurrency 50,200] [--latency-ms 50] [--dir DIR] [--cpu-prof]
+//   [--gc]
 // N distinct tests, each with its own vars (a few fields of varied text) and two assertions, `contains` and
 // `equals` on a per-test value, against one OpenAI-compatible target: the fake model server, in its own process,
 // which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
 // For each N × J it runs `proctor eval run -j J` in a fresh project and prints one row: wall time against the
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
 // the size of the results bundle and of the store. --cpu-prof profiles the first cell and prints the top 15
-// functions by self time; its .cpuprofile files are kept.
+// functions by self time; its .cpuprofile files are kept. --gc then runs `proctor runs gc --older-than 0s` and
+// adds the store's size per case after pruning the finished runs' step state.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     // The project (store and bundle) lives here; /dev/shm separates Proctor's cost from the disk's.
     dir: { type: 'string', default: tmpdir() },
     'cpu-prof': { type: 'boolean', default: false },
+    gc: { type: 'boolean', default: false },
   },
 });
 const list = (s: string): number[] => s.split(',').map((x) => Number(x.trim()));
@@ -114,6 +117,7 @@ const topSelfTime = (profDir: string, count: number): string[] => {
 
 const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'rss MB'];
 columns.push('bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
+if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
 const row = (cells: (string | number)[]): string => cells.map((c, i) => String(c).padStart(widths[i] ?? 8)).join(' ');
 
@@ -135,7 +139,9 @@ try {
         const ideal = (n * latencyMs) / j / 1000;
         const results = join(dir, '.proctor', 'results');
         const bundle = bytes(results);
-        const store = bytes(join(dir, '.proctor', 'proctor.db')) + bytes(join(dir, '.proctor', 'proctor.db-wal'));
+        const storeBytes = (): number =>
+          bytes(join(dir, '.proctor', 'proctor.db')) + bytes(join(dir, '.proctor', 'proctor.db-wal'));
+        const store = storeBytes();
         const [runId] = readdirSync(results);
         const summary = JSON.parse(readFileSync(join(results, runId ?? '', 'summary.json'), 'utf8')) as {
           counts: { passed: number };
@@ -145,6 +151,10 @@ try {
         const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
         cells.push(((run.cpuS * 1000) / n).toFixed(3), run.peakRssMb, mb(bundle), kbPerCase(bundle));
         cells.push(mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
+        if (values.gc) {
+          await timeProctor(dir, ['runs', 'gc', '--older-than', '0s']);
+          cells.push(kbPerCase(storeBytes()));
+        }
         process.stdout.write(`${row(cells)}\n`);
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -19,6 +19,10 @@ interface ExporterEntry {
 // A new format is one file plus one line here; `--format` choices and help are derived from this object. Each
 // exporter is imported only when used, so building the CLI's commands loads none of them.
 export const exporters = {
+  json: {
+    description: 'one JSON document: the summary and the latest row per case',
+    load: async () => (await import('./export-json.js')).exportJson,
+  },
   jsonl: {
     description: 'the latest row per case, one a line',
     load: async () => (await import('./export-jsonl.js')).exportJsonl,
@@ -30,6 +34,14 @@ export const exporters = {
   html: {
     description: 'one self-contained static page',
     load: async () => (await import('./export-html.js')).exportHtml,
+  },
+  csv: {
+    description: 'a spreadsheet, a case per line with the failure reason',
+    load: async () => (await import('./export-csv.js')).exportCsv,
+  },
+  markdown: {
+    description: 'the CI job summary: targets and failures',
+    load: async () => (await import('./export-markdown.js')).exportMarkdown,
   },
 } satisfies Record<string, ExporterEntry>;
 

@@ -53,6 +53,20 @@ const stringAt = (buf: Buffer, from: number, end: number): [string, number] | un
   return [buf.toString('utf8', from, close), close];
 };
 
+/** The eval path last read, as bytes and text: a million rows name a handful of paths, mostly the same in a row. */
+let lastPath = { bytes: Buffer.alloc(0), text: '' };
+
+/** stringAt for the eval path, returning the previous row's string when the bytes are the same. */
+const evalPathAt = (buf: Buffer, from: number, end: number): [string, number] | undefined => {
+  const close = buf.indexOf(quote, from);
+  if (close < 0 || close >= end) return undefined;
+  const known = lastPath.bytes;
+  if (close - from === known.length && tagAt(buf, from, known)) return [lastPath.text, close];
+  const read = stringAt(buf, from, end);
+  if (read) lastPath = { bytes: Buffer.from(buf.subarray(from, close)), text: read[0] };
+  return read;
+};
+
 const outcomes: readonly Outcome[] = ['passed', 'failed', 'error', 'canceled'];
 const outcomeBytes = outcomes.map((o) => Buffer.from(`${o}"`));
 
@@ -62,8 +76,12 @@ const outcomeAt = (buf: Buffer, from: number): Outcome | undefined => {
   return undefined;
 };
 
-const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean =>
-  buf.compare(tag, 0, tag.length, at, at + tag.length) === 0;
+// A byte loop: the tags are short, and Buffer.compare's native call costs more than the bytes it compares.
+const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean => {
+  if (at < 0 || at + tag.length > buf.length) return false;
+  for (let i = 0; i < tag.length; i++) if (buf[at + i] !== tag[i]) return false;
+  return true;
+};
 
 /**
  * Whether the line ends as our rows end, with the artifacts field closing the object. A row torn anywhere
@@ -87,7 +105,7 @@ const endsAsRow = (buf: Buffer, start: number, end: number): boolean => {
  */
 const fastHead = (buf: Buffer, start: number, end: number) => {
   if (!tagAt(buf, start, prefix) || !endsAsRow(buf, start, end)) return undefined;
-  const evalPath = stringAt(buf, start + prefix.length, end);
+  const evalPath = evalPathAt(buf, start + prefix.length, end);
   if (!evalPath) return undefined;
   const keyAt = buf.indexOf(afterIdentity, evalPath[1]);
   if (keyAt < 0 || keyAt >= end) return undefined;

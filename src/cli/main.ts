@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
 import { StoreLostError } from '../store/reconnect.js';
+import { parseDuration } from './duration.js';
 import { exitCodes } from './exit-codes.js';
 
 interface PackageInfo {
@@ -55,6 +56,7 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(init());
     });
 
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
   const evalCmd = root.command('eval').description('run and check eval files');
   evalCmd
     .command('run')
@@ -71,6 +73,22 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--allow-drift', 'let --resume keep results of cases whose prompt, vars, target or graders changed')
     .option('--dry-run', 'plan and print what would run; run and write nothing')
     .option('--detach', 'submit, print the run id and exit; the cases go on (a queue runner); see `runs follow`')
+    .option(
+      '--export <file>',
+      'also write the results here, the format by extension: .json .jsonl .csv .xml .html .md (repeatable)',
+      collect,
+    )
+    .option('--compare <run>', 'compare the bundle with this base run at the end (regressions, fixes)')
+    .option(
+      '--pass-rule <rule>',
+      'with --repeat: a case passes when all (default), any, or a fraction of its samples pass',
+    )
+    .option('--fail-under <rate>', 'exit 1 only when the pass rate, overall or of a target, is below this (0–1)')
+    .option('--filter-pattern <regex>', 'only tests whose description (else id) matches')
+    .option('--filter-targets <regex>', 'only targets whose label matches')
+    .option('-n, --first <n>', 'only the first N tests of each eval file', positiveInt)
+    .option('--var <key=value>', 'set a var in every test (repeatable)', collect)
+    .option('--env-file, --env-path <file>', 'load environment variables from this file first (KEY=value lines)')
     .action(async (paths: string[], opts) => {
       const { evalRun } = await import('./commands/eval-run.js');
       setCode(await evalRun(paths, opts));
@@ -85,7 +103,6 @@ const program = (setCode: (code: number) => void): Command => {
     });
 
   const task = root.command('task').description('run and check task files');
-  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
   task
     .command('run')
     .description('run a task (*.task.yaml) through the configured runner and follow it')
@@ -126,10 +143,10 @@ const program = (setCode: (code: number) => void): Command => {
   results
     .command('show')
     .description('show a bundle: its summary and each case (latest row per key)')
-    .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')
+    .argument('[run]', 'a run id, a bundle directory or an index.jsonl path (default: the latest run)')
     .option('--json', 'print the summary as JSON')
     .option('--failures', 'list only failed and errored cases')
-    .action(async (run: string, opts: { json?: boolean; failures?: boolean }) => {
+    .action(async (run: string | undefined, opts: { json?: boolean; failures?: boolean }) => {
       const { resultsShow } = await import('./commands/results-show.js');
       setCode(resultsShow(run, opts));
     });
@@ -143,6 +160,20 @@ const program = (setCode: (code: number) => void): Command => {
       const { resultsCompare } = await import('./commands/results-compare.js');
       setCode(resultsCompare(base, head, opts));
     });
+  results
+    .command('regrade')
+    .description('grade the stored outputs of a bundle again, into a new bundle, without calling any target')
+    .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')
+    .option('--assert <file>', 'a YAML list of assertions to grade with, instead of each eval’s own')
+    .option('--judge <label>', 'the judge target of model-graded assertions')
+    .option('-o, --output <dir>', 'the new bundle (default .proctor/results/<new run id>)')
+    .option('-j, --max-concurrency <n>', 'cases graded at once', positiveInt)
+    .action(
+      async (run: string, opts: { assert?: string; judge?: string; output?: string; maxConcurrency?: number }) => {
+        const { resultsRegrade } = await import('./commands/results-regrade.js');
+        setCode(await resultsRegrade(run, opts));
+      },
+    );
   results
     .command('export')
     .description('export the latest row per case of a bundle for other tools')
@@ -199,8 +230,13 @@ const program = (setCode: (code: number) => void): Command => {
   runs
     .command('gc')
     .description('mark FAILED every unfinished run whose owning process is gone, and list them')
+    .option(
+      '--older-than <duration>',
+      'also prune the step state (instances, journals) of runs finished before then: 30d, 12h, 90m',
+      parseDuration,
+    )
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; olderThan?: number }) => {
       const { runsGc } = await import('./commands/runs-gc.js');
       setCode(await runsGc(opts));
     });

@@ -7,9 +7,11 @@ import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
+import { applyEvalFilters, type EvalFilters } from './eval-filters.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
+import { attachPrices } from './prices.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
@@ -23,7 +25,7 @@ const defaultRetries = 2;
  * `maxConcurrency`: it is the command's budget, and an eval file's own `max_concurrency` still caps that eval
  * inside it, as a target's cap does.
  */
-export interface EvalRunFlags {
+export interface EvalRunFlags extends EvalFilters {
   maxConcurrency?: number;
   retries?: number;
   repeat?: number;
@@ -52,6 +54,8 @@ export interface EvalRunPlan {
   /** What `--resume` or `--rerun-failed` chose, when given. */
   selection?: Selection & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
   requests: SubmitRequest[];
+  /** Things the user should know that do not stop the run (a model without a price). */
+  warnings: string[];
 }
 
 /**
@@ -125,7 +129,15 @@ export const planEvalRun = (
   flags: EvalRunFlags,
   env: Env,
 ): EvalRunPlan => {
-  const evals = loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env);
+  const evals = applyEvalFilters(
+    loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env),
+    flags,
+  );
+  const warnings = attachPrices(
+    evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]),
+    config,
+    env,
+  );
   const fingerprints = fingerprinter(config.root, env);
   const cases = expandMatrix(evals, fingerprints, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
   // Shared by every case: the files all of them reference, as hashed for their fingerprints.
@@ -173,5 +185,6 @@ export const planEvalRun = (
     cases,
     ...(selection ? { selection } : {}),
     requests,
+    warnings,
   };
 };

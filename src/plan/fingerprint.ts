@@ -3,12 +3,13 @@ import path from 'node:path';
 import { contentHash } from '../content-hash.js';
 import type { StepSpec } from '../engine/task.js';
 import type { ConfigReferences } from '../records.js';
+import { stableJson } from '../stable-json.js';
 import { type TargetKind, targets } from '../targets/registry.js';
 import { redactTargetConfig } from '../targets/secrets.js';
 import type { TargetDef } from '../targets/target.js';
 import { type Env, validationCopy } from './env.js';
 import { displayPath } from './files.js';
-import { fingerprintOf, stableJson } from './identity.js';
+import { fingerprintOf } from './identity.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
 
 const sha = contentHash;
@@ -110,7 +111,7 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
 
   const assertions = jsonOnce<AssertionSpec, string>((a, evalDir) => {
     const files = referencedFiles(a.references, evalDir);
-    return { ...a, references: undefined, ...(files ? { files } : {}) };
+    return { ...a, references: undefined, where: undefined, ...(files ? { files } : {}) };
   });
   // `baseDir` is absolute: a fingerprint must be the same in every checkout (paths in steps stay as written).
   const steps = jsonOnce<StepSpec, void>(({ baseDir: _absolute, ...rest }) => rest);

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
@@ -26,6 +26,17 @@ export const selectBundle = (selector: string, config: ProjectConfig, cwd: strin
     undefined,
     'give a run id (see `proctor results list`), a bundle directory, or a path to its index.jsonl',
   );
+};
+
+/** The newest bundle under .proctor/results (run ids sort by their start time), for commands given no run. */
+export const latestBundle = (config: ProjectConfig): string => {
+  const dir = resultsDir(config);
+  const ids = existsSync(dir) ? readdirSync(dir).sort().reverse() : [];
+  const id = ids.find((name) => existsSync(join(dir, name, indexFile)));
+  if (id === undefined) {
+    throw new InputError('no results yet under .proctor/results', undefined, 'run `proctor eval run` first');
+  }
+  return join(dir, id);
 };
 
 /**

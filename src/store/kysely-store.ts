@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import { prepareQuery } from './prepared.js';
@@ -13,6 +13,7 @@ import type {
   OrphanSelector,
   OwnerSummary,
   ProgressRow,
+  PruneReport,
   RunFilter,
   RunFinish,
   RunOwner,
@@ -509,6 +510,45 @@ export class KyselyStore implements Store {
     const returning = query.returningAll();
     const rows = await this.reconnect.run(() => returning.execute());
     return rows.map(toRunRecord);
+  }
+
+  async pruneFinished(finishedBefore: number): Promise<PruneReport> {
+    // Each run has its own instance (createRuns refuses a taken instance id), so a run's state goes with it.
+    const prunable = (db: Kysely<Database>) =>
+      db
+        .selectFrom('runs')
+        .select('instanceId')
+        .where('status', 'not in', active)
+        .where('finishedAt', '<', finishedBefore);
+    return this.reconnect.run(() =>
+      this.db.transaction().execute(async (trx) => {
+        const journal = await trx.deleteFrom('journal').where('instanceId', 'in', prunable(trx)).executeTakeFirst();
+        const instances = await trx.deleteFrom('instances').where('instanceId', 'in', prunable(trx)).executeTakeFirst();
+        return { runs: Number(instances.numDeletedRows), journalEntries: Number(journal.numDeletedRows) };
+      }),
+    );
+  }
+
+  private isSqlite(): boolean {
+    return this.db.getExecutor().adapter instanceof SqliteAdapter;
+  }
+
+  async sizeBytes(): Promise<number> {
+    if (this.isSqlite()) {
+      const { rows } = await sql<{ bytes: number }>`
+        select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`.execute(this.db);
+      return Number(rows[0]?.bytes ?? 0);
+    }
+    const { rows } = await sql<{ bytes: string }>`
+      select coalesce(sum(pg_total_relation_size(c.oid)), 0) as bytes from pg_class c
+      where c.relname in ('runs', 'instances', 'journal', 'results') and c.relkind = 'r'
+        and pg_table_is_visible(c.oid)`.execute(this.db);
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
+  async compact(): Promise<void> {
+    // PostgreSQL reuses freed space by itself (autovacuum); SQLite keeps its file's size until told.
+    if (this.isSqlite()) await sql`vacuum`.execute(this.db);
   }
 
   async close(): Promise<void> {

@@ -165,6 +165,13 @@ export interface OrphanSelector {
   seenBefore?: number;
 }
 
+/** What `pruneFinished` removed. */
+export interface PruneReport {
+  /** Runs whose step state (instance and journal) was deleted. */
+  runs: number;
+  journalEntries: number;
+}
+
 /** The durable record every runner and every reader shares. Writes that would overwrite a terminal status are no-ops. */
 export interface Store {
   createRuns(runs: readonly NewRun[]): Promise<void>;
@@ -201,5 +208,14 @@ export interface Store {
   failOrphans(selector: OrphanSelector, finish: RunFinish, now: number): Promise<RunRecord[]>;
   /** The queue runner's dispatch, fencing and leases; PostgreSQL only (the queue runner refuses SQLite). */
   queueLedger(): QueueLedger;
+  /**
+   * Deletes the instance and journal of every run that finished before `finishedBefore`. The runs' index rows
+   * and committed results stay.
+   */
+  pruneFinished(finishedBefore: number): Promise<PruneReport>;
+  /** The store's size on disk in bytes (its tables, for a shared PostgreSQL database). */
+  sizeBytes(): Promise<number>;
+  /** Gives space freed by deletes back to the file system, where the backend needs telling (SQLite). */
+  compact(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ExportFormat, exporters, isExportFormat } from '../../src/bundle/exporters.js';
 import { readIndex } from '../../src/bundle/reader.js';
+import { parseCsv } from '../../src/plan/csv.js';
 import { removeBundles, writeBundle } from './fixture.js';
 import { childrenNamed, parseXml } from './xml-check.js';
 
@@ -73,5 +74,50 @@ describe('exporters', () => {
     expect(page).toMatch(/id="f-failed"><label for="f-failed">failed \(1\)<\/label>/);
     expect(page.match(/<details class="case o-/g)).toHaveLength(4);
     expect(page).toContain('no answer &lt;in&gt; 5s');
+  });
+
+  it('json: one document holding the summary and the latest row per key', async () => {
+    const doc = JSON.parse(await render('json', bundle())) as {
+      run_id: string;
+      summary: { counts: { total: number; failed: number } };
+      cases: { key: string; outcome: string }[];
+    };
+    expect(doc.run_id).toBe('run <1>');
+    expect(doc.summary.counts).toMatchObject({ total: 4, failed: 1 });
+    expect(doc.cases.map((c) => c.outcome)).toEqual(['passed', 'failed', 'error', 'canceled']);
+  });
+
+  it('csv: a case per line with its failure reason, quoted so a spreadsheet reads it back and runs no formula', async () => {
+    const dir = writeBundle([
+      { test: 'ok', outcome: 'passed' },
+      { test: 'bad', outcome: 'failed', output: hostile, reason: `expected "plum",\ngot ${hostile}` },
+      { test: '=HYPERLINK(1)', outcome: 'failed', output: 'x', reason: '-2+3' },
+      { test: 'boom', outcome: 'error', error: { kind: 'timeout', message: 'no answer, 5s', retryable: true } },
+    ]);
+    const [header, ...rows] = parseCsv(await render('csv', dir)).map((r) => r.cells);
+    expect(rows).toHaveLength(4);
+    const byTest = new Map(
+      rows.map((cells) => [cells[1], Object.fromEntries(header?.map((name, i) => [name, cells[i]]) ?? [])]),
+    );
+    expect(byTest.get('ok')).toMatchObject({ outcome: 'passed', score: '1', reason: '', target: 'echo' });
+    expect(byTest.get('bad')?.reason).toBe(`equals: expected "plum",`);
+    expect(byTest.get('boom')).toMatchObject({ reason: 'timeout: no answer, 5s', error_kind: 'timeout' });
+    expect(byTest.get(`'=HYPERLINK(1)`)?.reason).toBe('equals: -2+3');
+  });
+
+  it('markdown: headline, a table per target and the failures, with cells that cannot break the table', async () => {
+    const text = await render('markdown', bundle());
+    expect(text).toMatch(
+      /^\n## ❌ Proctor run run &lt;1&gt;: 1\/4 passed \(25\.0%\), 1 failed, 1 errored, 1 canceled\n/,
+    );
+    expect(text).toContain('| echo | 1 | 1 | 1 | 0 | 33.3% |');
+    expect(text).toContain('### Failures (2)');
+    const failureLines = text.split('\n').filter((l) => l.startsWith('| a.eval.yaml'));
+    expect(failureLines).toHaveLength(2);
+    // Every row keeps its 4 cells: a pipe or a newline in a reason is escaped, HTML is shown as text.
+    for (const line of failureLines) expect(line.split(/(?<!\\)\|/)).toHaveLength(6);
+    expect(text).not.toContain('<script>');
+    expect(text).toContain('&lt;script&gt;');
+    expect(text).toContain('| error | timeout: no answer &lt;in&gt; 5s |');
   });
 });

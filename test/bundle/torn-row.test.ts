@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareRows } from '../../src/bundle/compare.js';
-import { type ExportFormat, exporters } from '../../src/bundle/exporters.js';
+import { type ExportFormat, exporters, exportFormats } from '../../src/bundle/exporters.js';
 import { latestRows } from '../../src/bundle/latest-rows.js';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { IndexRow } from '../../src/bundle/row.js';
@@ -64,11 +64,9 @@ const exportText = (format: ExportFormat, dir: string, warnings: string[]): stri
 
 let loaded: Record<ExportFormat, Awaited<ReturnType<(typeof exporters)[ExportFormat]['load']>>>;
 beforeAll(async () => {
-  loaded = {
-    jsonl: await exporters.jsonl.load(),
-    junit: await exporters.junit.load(),
-    html: await exporters.html.load(),
-  };
+  loaded = Object.fromEntries(
+    await Promise.all(exportFormats.map(async (f) => [f, await exporters[f].load()] as const)),
+  ) as typeof loaded;
 });
 
 const checkReaders = (dir: string, want: Expected, where: string): void => {
@@ -84,7 +82,7 @@ const checkReaders = (dir: string, want: Expected, where: string): void => {
   expect(prior.skipped.length, `prior ${where}`).toBe(want.skipped);
   const compared = compareRows({ base: 'a', head: 'b' }, latestRows(dir).rows, latestRows(dir).rows);
   expect(compared.counts.common, `compare ${where}`).toBe(want.tests.length);
-  for (const format of ['jsonl', 'junit', 'html'] as const) {
+  for (const format of exportFormats) {
     const warnings: string[] = [];
     const text = exportText(format, dir, warnings);
     expect(warnings, `${format} ${where}`).toHaveLength(want.skipped);

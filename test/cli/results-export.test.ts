@@ -65,7 +65,7 @@ describe('results export', () => {
     const p = await project();
     const bad = await runCli(['results', 'export', 'first', '--format', 'xml'], { cwd: p.dir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/Allowed choices are jsonl, junit, html/);
+    expect(bad.stderr).toMatch(/Allowed choices are json, jsonl, junit, html, csv, markdown/);
     expect((await runCli(['results', 'export', 'first'], { cwd: p.dir })).code).toBe(2);
     const missing = await runCli(['results', 'export', 'nope', '--format', 'jsonl'], { cwd: p.dir });
     expect(missing.code).toBe(2);

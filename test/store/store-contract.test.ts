@@ -103,6 +103,32 @@ for (const backend of await storeBackends()) {
       expect(claims.filter(Boolean)).toHaveLength(1);
     });
 
+    it('prunes the step state of runs finished before a cutoff, and keeps their rows', async () => {
+      await store.createRuns([newRun('r1'), newRun('r2'), newRun('r3'), newRun('r4')]);
+      for (const runId of ['r1', 'r2', 'r3', 'r4']) await store.appendJournal(entry(`t@${runId}`, 1));
+      await store.appendJournal(entry('t@r1', 2));
+      await store.finishRun('r1', { status: 'COMPLETED', outcome: 'passed' }, 1_000);
+      await store.finishRun('r2', { status: 'FAILED', outcome: 'error' }, 1_500);
+      await store.claimRun('r3', owner, 1_000);
+      // r3 is still running however old; r4 finished after the cutoff.
+      await store.finishRun('r4', { status: 'COMPLETED', outcome: 'passed' }, 5_000);
+      expect(await store.pruneFinished(2_000)).toEqual({ runs: 2, journalEntries: 3 });
+      for (const gone of ['t@r1', 't@r2']) {
+        expect(await store.getInstance(gone)).toBeUndefined();
+        expect(await store.readJournal(gone)).toEqual([]);
+      }
+      for (const kept of ['t@r3', 't@r4']) {
+        expect(await store.getInstance(kept)).toBeDefined();
+        expect(await store.readJournal(kept)).toHaveLength(1);
+      }
+      expect((await store.getRun('r1'))?.outcome).toBe('passed');
+      expect(await store.pruneFinished(2_000)).toEqual({ runs: 0, journalEntries: 0 });
+      const bytes = await store.sizeBytes();
+      expect(bytes).toBeGreaterThan(0);
+      await store.compact();
+      expect(await store.sizeBytes()).toBeLessThanOrEqual(bytes);
+    });
+
     it('commits a case result with its terminal status only, and reads results in commit order', async () => {
       const result = (caseKey: string, outcome: string) => ({
         caseKey,

@@ -1,6 +1,6 @@
 import { type BundleLock, lockBundle } from '../../bundle/lock.js';
 import { skippedLinesWarning } from '../../bundle/reader.js';
-import { type Summary, writeSummary } from '../../bundle/summary.js';
+import { writeSummary } from '../../bundle/summary.js';
 import { BundleWriter } from '../../bundle/writer.js';
 import { InputError } from '../../errors.js';
 import { loadProjectConfig } from '../../plan/config.js';
@@ -12,17 +12,23 @@ import type { Runner } from '../../runners/runner.js';
 import { sleep } from '../../sleep.js';
 import { openStore } from '../../store/open.js';
 import type { Store } from '../../store/store.js';
+import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
 import { follow } from '../follow.js';
 import { ProgressDisplay } from '../progress-display.js';
+import { planReport, type ReportPlan, reportRun } from '../run-report.js';
 import { signalExitCode, stopRunnerOnSignals } from '../signals.js';
-import { summaryTable } from '../summary-table.js';
 
 export interface EvalRunOptions extends EvalRunFlags {
   quiet?: boolean;
   timeout?: number;
   dryRun?: boolean;
   detach?: boolean;
+  export?: string[];
+  compare?: string;
+  envPath?: string;
+  passRule?: string;
+  failUnder?: string;
 }
 
 const say = (line: string): void => {
@@ -45,25 +51,21 @@ const reportSelection = (plan: EvalRunPlan): void => {
 
 const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerProcessState);
 
-const printSummary = (summary: Summary, dir: string): void => {
-  process.stdout.write(`${summaryTable(summary)}\n\nbundle: ${dir}\n`);
-};
-
 /**
  * Nothing selected: no run is recorded. The bundle stays as it is (a torn tail cut off, the summary
  * rebuilt), and a new `--output` folder becomes a valid empty bundle. Nothing failed here, so exit 0.
  */
-const runNothing = (plan: EvalRunPlan): number => {
+const runNothing = async (plan: EvalRunPlan, report: ReportPlan): Promise<number> => {
   say(`nothing to run: ${plan.bundleDir} gets no new rows`);
   const writer = new BundleWriter(plan.bundleDir);
   writer.open();
   writer.close();
-  printSummary(writeSummary(plan.bundleDir, plan.bundleRunId), plan.bundleDir);
+  await reportRun(writeSummary(plan.bundleDir, plan.bundleRunId), plan.bundleDir, report);
   return exitCodes.ok;
 };
 
 /** Submits every planned case to the configured runner, follows the store and summarises the bundle. */
-const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number> => {
+const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions, report: ReportPlan): Promise<number> => {
   const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency);
   if (opts.detach) return detach(plan, runner, store);
@@ -100,10 +102,9 @@ const runPlan = async (plan: EvalRunPlan, opts: EvalRunOptions): Promise<number>
     if (submitFailure) throw submitFailure;
     await runner.stop();
     const summary = writeSummary(plan.bundleDir, plan.bundleRunId);
-    printSummary(summary, plan.bundleDir);
-    if (signals.received) return signalExitCode(signals.received);
-    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must all pass.
-    return summary.counts.passed === summary.counts.total ? exitCodes.ok : exitCodes.failed;
+    // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
+    const code = await reportRun(summary, plan.bundleDir, report);
+    return signals.received ? signalExitCode(signals.received) : code;
   } catch (error) {
     // A run that fails midway (its store lost) still leaves a summary of the rows that were committed.
     await runner.stop();
@@ -144,18 +145,21 @@ const detach = async (plan: EvalRunPlan, runner: Runner, store: Store): Promise<
 export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<number> => {
   const cwd = process.cwd();
   // Locked before planning: a selection read while another command appends would run the cases it finishes.
+  if (opts.envPath !== undefined) loadEnvFile(cwd, opts.envPath);
   const config = loadProjectConfig(cwd, process.env);
+  const report = planReport(opts, config, cwd);
   const known = opts.dryRun ? undefined : targetBundle(opts, config, cwd);
   let held = known === undefined ? undefined : lock(known);
   try {
     const plan = planEvalRun(config, cwd, paths, { ...opts, timeoutS: opts.timeout }, process.env);
     reportSelection(plan);
+    for (const warning of plan.warnings) process.stderr.write(`${warning}\n`);
     if (opts.dryRun) {
       process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
       return exitCodes.ok;
     }
     held ??= lock(plan.bundleDir);
-    return plan.requests.length === 0 ? runNothing(plan) : await runPlan(plan, opts);
+    return plan.requests.length === 0 ? await runNothing(plan, report) : await runPlan(plan, opts, report);
   } finally {
     held?.release();
   }

@@ -1,8 +1,6 @@
-import { basename } from 'node:path';
 import { caseName } from '../../bundle/case-name.js';
-import { type CaseChange, type CaseSide, type Comparison, compareRows, type PassRate } from '../../bundle/compare.js';
-import { latestRows } from '../../bundle/latest-rows.js';
-import { skippedLinesWarning } from '../../bundle/reader.js';
+import type { CaseChange, CaseSide, Comparison, PassRate } from '../../bundle/compare.js';
+import { compareBundles } from '../../bundle/compare-bundles.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
@@ -49,17 +47,7 @@ export const resultsCompare = (baseSelector: string, headSelector: string, opts:
   const config = loadProjectConfig(cwd, process.env);
   const baseDir = selectBundle(baseSelector, config, cwd);
   const headDir = selectBundle(headSelector, config, cwd);
-  const base = latestRows(baseDir);
-  const head = latestRows(headDir);
-  for (const [name, read] of [
-    ['base', base],
-    ['head', head],
-  ] as const) {
-    if (read.skippedLines) {
-      process.stderr.write(`warning: ${name}: ${skippedLinesWarning(read.skippedLines)}\n`);
-    }
-  }
-  const comparison = compareRows({ base: basename(baseDir), head: basename(headDir) }, base.rows, head.rows);
+  const comparison = compareBundles(baseDir, headDir, (message) => process.stderr.write(`warning: ${message}\n`));
   process.stdout.write(opts.json ? `${JSON.stringify(comparison, null, 2)}\n` : render(comparison));
   return comparison.counts.regressed > 0 ? exitCodes.failed : exitCodes.ok;
 };

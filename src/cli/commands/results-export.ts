@@ -1,31 +1,12 @@
 import { once } from 'node:events';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
-import { writeFileAtomic } from '../../bundle/atomic.js';
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { exporters, exportFormats, isExportFormat } from '../../bundle/exporters.js';
 import { InputError } from '../../errors.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
-
-// Exporters yield a piece per case; writing them in batches of this size keeps syscalls few.
-const batchBytes = 64 * 1024;
-
-/** Joins small pieces into batches of about `batchBytes`. */
-function* batched(pieces: Iterable<string>): Generator<string> {
-  let batch: string[] = [];
-  let size = 0;
-  for (const piece of pieces) {
-    batch.push(piece);
-    size += piece.length;
-    if (size >= batchBytes) {
-      yield batch.join('');
-      batch = [];
-      size = 0;
-    }
-  }
-  if (batch.length) yield batch.join('');
-}
+import { batched, writeExportFile } from '../export-file.js';
 
 const toStdout = async (pieces: Iterable<string>): Promise<void> => {
   let closed = false;
@@ -61,19 +42,15 @@ export const resultsExport = async (selector: string, opts: { format: string; ou
   }
   const dir = selectBundle(selector, loadProjectConfig(cwd, process.env), cwd);
   const file = opts.output === undefined ? undefined : outputFile(cwd, opts.output);
+  if (file) {
+    await writeExportFile(dir, opts.format, file);
+    process.stderr.write(`wrote ${file}\n`);
+    return exitCodes.ok;
+  }
   const render = await exporters[opts.format].load();
   const pieces = batched(
     render({ dir, runId: basename(dir), warn: (message) => process.stderr.write(`warning: ${message}\n`) }),
   );
-  if (file) {
-    // Buffers, not one string: a large export can exceed the longest string V8 allows.
-    const buffers: Buffer[] = [];
-    for (const piece of pieces) buffers.push(Buffer.from(piece));
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileAtomic(file, Buffer.concat(buffers));
-    process.stderr.write(`wrote ${file}\n`);
-    return exitCodes.ok;
-  }
   await toStdout(pieces);
   return exitCodes.ok;
 };

@@ -60,13 +60,18 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
       ...(run.cancelRequestedAt !== null ? [`cancel    requested ${at(run.cancelRequestedAt)}`] : []),
       ...(run.error ? [`error     ${run.error.kind}: ${run.error.message}`] : []),
       '',
-      'steps:',
-      table(['  step', 'type', 'status', 'attempt', 'done at'], stepRows(instance?.spec, journal, run)),
-      '',
-      'journal:',
-      ...journal.map(
-        (e) => `  ${e.seq}. ${e.stepId} (attempt ${e.attempt}) ${e.ops.map((o) => `${o.op} ${o.path}`).join(', ')}`,
-      ),
+      ...(instance
+        ? [
+            'steps:',
+            table(['  step', 'type', 'status', 'attempt', 'done at'], stepRows(instance.spec, journal, run)),
+            '',
+            'journal:',
+            ...journal.map(
+              (e) =>
+                `  ${e.seq}. ${e.stepId} (attempt ${e.attempt}) ${e.ops.map((o) => `${o.op} ${o.path}`).join(', ')}`,
+            ),
+          ]
+        : ['steps and journal: pruned by `proctor runs gc` (the results bundle keeps the case)']),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return exitCodes.ok;

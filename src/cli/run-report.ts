@@ -1,0 +1,80 @@
+import { appendFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { caseName } from '../bundle/case-name.js';
+import type { Comparison } from '../bundle/compare.js';
+import { compareBundles } from '../bundle/compare-bundles.js';
+import { renderMarkdown } from '../bundle/export-markdown.js';
+import type { ExportFormat } from '../bundle/exporters.js';
+import { failures } from '../bundle/failures.js';
+import type { Summary } from '../bundle/summary.js';
+import { selectBundle } from '../plan/select-bundle.js';
+import type { ProjectConfig } from '../plan/spec.js';
+import { exportFormatOf, writeExportFile } from './export-file.js';
+import { type Gate, judgeRun, planGate } from './run-gate.js';
+import { summaryTable } from './summary-table.js';
+
+// The terminal gets the first failures; `results show --failures` has them all.
+const maxListed = 20;
+
+/**
+ * What the end of a run does besides its summary: export files (`--export`), a base to compare with
+ * (`--compare`), and the gate that decides the exit code (`--pass-rule`, `--fail-under`).
+ */
+export interface ReportPlan {
+  exports: { file: string; format: ExportFormat }[];
+  compareDir: string | undefined;
+  gate: Gate;
+}
+
+/** Reads the report's flags before anything runs, so bad input is exit 2 with nothing written. */
+export const planReport = (
+  opts: { export?: readonly string[]; compare?: string; passRule?: string; failUnder?: string },
+  config: ProjectConfig,
+  cwd: string,
+): ReportPlan => ({
+  exports: (opts.export ?? []).map((file) => ({ file: resolve(cwd, file), format: exportFormatOf(file) })),
+  compareDir: opts.compare === undefined ? undefined : selectBundle(opts.compare, config, cwd),
+  gate: planGate(opts),
+});
+
+const warn = (message: string): void => {
+  process.stderr.write(`warning: ${message}\n`);
+};
+
+const failureLines = (dir: string, summary: Summary): string[] => {
+  const total = summary.counts.failed + summary.counts.error;
+  if (total === 0) return [];
+  const lines = [`failures (${total}):`];
+  for (const f of failures(dir)) {
+    if (lines.length > maxListed) break;
+    const id = f.row.identity;
+    lines.push(`  ${f.row.outcome.padEnd(6)}  ${caseName(id)} · ${id.target}  ${f.reason}`);
+  }
+  if (total > maxListed) lines.push(`  … and ${total - maxListed} more: proctor results show ${dir} --failures`);
+  return lines;
+};
+
+/**
+ * The end of a run: the per-target table, the failing and flaky cases, the verdict against `--compare`, the
+ * `--export` files, and under GitHub Actions (`GITHUB_STEP_SUMMARY`) a Markdown job summary. Returns the exit
+ * code the gate gives: every case passes its rule, or the pass rate is at or above `--fail-under`.
+ */
+export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan): Promise<number> => {
+  const comparison: Comparison | undefined = plan.compareDir ? compareBundles(plan.compareDir, dir, warn) : undefined;
+  const verdict = judgeRun(dir, plan.gate);
+  const lines = [summaryTable(summary), '', ...failureLines(dir, summary)];
+  if (lines.at(-1) !== '') lines.push('');
+  if (verdict.lines.length) lines.push(...verdict.lines, '');
+  if (comparison) lines.push(`compared with ${comparison.base}: ${comparison.verdict}`, '');
+  lines.push(`bundle: ${dir}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  for (const { file, format } of plan.exports) {
+    await writeExportFile(dir, format, file);
+    process.stderr.write(`wrote ${file}\n`);
+  }
+  const stepSummary = process.env.GITHUB_STEP_SUMMARY;
+  if (stepSummary) {
+    appendFileSync(stepSummary, [...renderMarkdown({ dir, runId: summary.run_id, warn }, comparison)].join(''));
+  }
+  return verdict.code;
+};
