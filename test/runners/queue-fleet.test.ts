@@ -184,17 +184,19 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     const run = await runCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const { run_id: runId } = await runFor(`${tag}-x`);
-    const { Queue, QueueEvents } = await import('bullmq');
-    const connection = { host: '127.0.0.1', port: 6379 };
-    const queue = new Queue(`proctor-${project.pool}`, { connection });
-    const events = new QueueEvents(`proctor-${project.pool}`, { connection });
+    const { Queue } = await import('bullmq');
+    const queue = new Queue(`proctor-${project.pool}`, { connection: { host: '127.0.0.1', port: 6379 } });
     try {
-      await events.waitUntilReady();
-      const job = await queue.add('case', { v: 1, runId }, { jobId: `again-${Date.now()}` });
-      expect(await job.waitUntilFinished(events, 10_000)).toBe('duplicate');
-      expect(job.data).toEqual({ v: 1, runId });
+      // Kept once finished, so its return value can be read here.
+      const job = await queue.add('case', { v: 1, runId }, { jobId: `again-${Date.now()}`, removeOnComplete: false });
+      const finished = await eventually(async () => {
+        const seen = await queue.getJob(job.id as string);
+        return seen?.finishedOn ? seen : undefined;
+      });
+      expect(finished.returnvalue).toBe('duplicate');
+      expect(finished.data).toEqual({ v: 1, runId });
     } finally {
-      await events.close();
+      await queue.obliterate({ force: true });
       await queue.close();
     }
     expect(requestsFor(`${tag}-x`)).toHaveLength(1);
