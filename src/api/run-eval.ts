@@ -2,6 +2,7 @@ import { bundleGroups, recordGroup } from '../bundle/groups.js';
 import { type BundleLock, lockBundle } from '../bundle/lock.js';
 import { type Summary, writeSummary } from '../bundle/summary.js';
 import { BundleWriter } from '../bundle/writer.js';
+import { InputError } from '../errors.js';
 import type { Env } from '../plan/env.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../plan/eval-plan.js';
 import { targetBundle } from '../plan/select-bundle.js';
@@ -23,6 +24,8 @@ export interface RunEvalOptions {
   env: Env;
   /** Plan and select only: nothing is locked, stored or written. */
   dryRun?: boolean;
+  /** Submit every case and return, leaving the runs to a runner whose runs go on without this call (queue). */
+  detach?: boolean;
   /** Stops the run: queued cases are canceled and running ones aborted; what was committed is kept. */
   signal?: AbortSignal;
   /** The plan, once made and before anything runs. */
@@ -42,6 +45,8 @@ export interface RunEvalResult {
   summary?: Summary;
   /** How many cases this call ran (0: none was selected). */
   ran: number;
+  /** The cases were submitted and left running (`detach`): `runs follow` and `results pull` take it from here. */
+  detached?: boolean;
 }
 
 const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerProcessState);
@@ -101,6 +106,24 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
   }
 };
 
+/** `detach`: submits every case and leaves the runs going; refused for a runner whose runs end with this call. */
+const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
+  const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
+  try {
+    if (!runner.detach)
+      throw new InputError(
+        '--detach needs a runner whose runs go on without this command',
+        undefined,
+        'set [runner] kind = "queue" in proctor.toml and start `proctor worker` processes, or drop --detach',
+      );
+    recordGroup(plan.bundleDir, plan.groupId);
+    await runner.submitMany(plan.requests.splice(0));
+    await runner.detach();
+  } finally {
+    await runner.stop();
+  }
+};
+
 /**
  * Nothing selected: no run is recorded. The bundle stays as it is (a torn tail cut off, the summary rebuilt),
  * and a new `--output` folder becomes a valid empty bundle.
@@ -137,6 +160,10 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     if (plan.requests.length === 0) return { plan, summary: runNothing(plan), ran: 0 };
     store ??= await openStore(plan.config.store);
     const ran = plan.requests.length;
+    if (o.detach) {
+      await detachPlan(plan, store);
+      return { plan, ran, detached: true };
+    }
     return { plan, summary: await runPlan(plan, o, store), ran };
   } finally {
     await store?.close();

@@ -72,6 +72,7 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--rerun-failed <run>', 'run exactly the cases whose latest result in a run is failed or error')
     .option('--allow-drift', 'let --resume keep results of cases whose prompt, vars, target or graders changed')
     .option('--dry-run', 'plan and print what would run; run and write nothing')
+    .option('--detach', 'submit, print the run id and exit; the cases go on (a queue runner); see `runs follow`')
     .option(
       '--export <file>',
       'also write the results here, the format by extension: .json .jsonl .csv .xml .html .md (repeatable)',
@@ -242,6 +243,15 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(await runsCancel(runId, opts));
     });
   runs
+    .command('follow')
+    .description('follow an eval run (its id) until every case has ended; Ctrl-C stops following, not the run')
+    .argument('<run>', 'the eval run id `eval run` printed')
+    .option('-q, --quiet', 'print only the final counts')
+    .action(async (run: string, opts: { quiet?: boolean }) => {
+      const { runsFollow } = await import('./commands/runs-follow.js');
+      setCode(await runsFollow(run, opts));
+    });
+  runs
     .command('gc')
     .description('mark FAILED every unfinished run whose owning process is gone, and list them')
     .option(
@@ -253,6 +263,21 @@ const program = (setCode: (code: number) => void): Command => {
     .action(async (opts: { json?: boolean; olderThan?: number }) => {
       const { runsGc } = await import('./commands/runs-gc.js');
       setCode(await runsGc(opts));
+    });
+
+  root
+    .command('worker')
+    .description('execute the cases of a queue runner ([runner] kind = "queue") until SIGTERM, which drains')
+    .option('--concurrency <n>', 'cases at once in this process (default [runner.config] concurrency)', positiveInt)
+    .option('--pool <name>', 'the pool (queue) to serve (default [runner.config] pool)')
+    .option(
+      '--drain-timeout <seconds>',
+      'after SIGTERM, how long running cases may finish before going back to the queue',
+      nonNegativeNumber,
+    )
+    .action(async (opts: { concurrency?: number; pool?: string; drainTimeout?: number }) => {
+      const { worker } = await import('./commands/worker.js');
+      setCode(await worker(opts));
     });
   return root;
 };

@@ -1,9 +1,10 @@
 import { toErrorRecord } from '../errors.js';
 import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
 import { replay } from './context.js';
+import type { ProjectFiles } from './project-files.js';
 import { recordCase, taskOutcome } from './record-case.js';
 import { redact, runSecrets } from './redact.js';
-import { runTask } from './run-task.js';
+import { runTask, type TaskRunResult } from './run-task.js';
 import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
 
@@ -15,26 +16,42 @@ export interface ExecuteEnv {
   signal: AbortSignal;
   /** The runner created this instance itself and nothing else executes it: its journal is known empty. */
   freshInstance?: boolean;
+  /**
+   * The runner claimed the run itself (a queue worker) under this epoch: the commit holds it, so a run that
+   * another worker has taken over meanwhile is not committed twice.
+   */
+  epoch?: number;
+  /** Checks a case's project files against its submit-time hashes (a worker in its own checkout). */
+  projectFiles?: ProjectFiles;
 }
+
+/** The abort reason of a run given back to its queue: it records nothing, another execution will. */
+export const released = new Error('released to the queue');
 
 /**
  * Executes one QUEUED run to a terminal status: claims it for this owner, walks its task, then marks the run
  * terminal, an eval case's result committed in the same transaction. Every runner executes runs through here.
- * Returns undefined when the run was no longer QUEUED (canceled, or claimed by another worker).
+ * Returns undefined when the run was no longer QUEUED (canceled, or claimed by another worker), or when its
+ * commit was refused (already terminal, or superseded by another execution).
  */
 export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<TerminalStatus | undefined> => {
   const startedAt = Date.now();
-  if (!(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
+  const fence = env.epoch === undefined ? {} : { epoch: env.epoch };
+  if (env.epoch === undefined && !(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
   try {
     // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
     const journal = env.freshInstance ? [] : await env.store.readJournal(req.instanceId);
-    const result = await runTask(req, {
-      store: env.store,
-      services: env.services,
-      signal: env.signal,
-      context: replay(req.context, journal),
-      journalLength: journal.at(-1)?.seq ?? 0,
-    });
+    const refused = env.projectFiles?.mismatch(req.case?.projectFiles);
+    const result: TaskRunResult = refused
+      ? { status: 'FAILED', context: req.context, error: refused, steps: [], captures: {} }
+      : await runTask(req, {
+          store: env.store,
+          services: env.services,
+          signal: env.signal,
+          context: replay(req.context, journal),
+          journalLength: journal.at(-1)?.seq ?? 0,
+        });
+    if (env.signal.reason === released) return undefined;
     const finish = req.case
       ? recordCase(req as RunRequest & { case: CaseSpec }, result, startedAt)
       : {
@@ -42,13 +59,17 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
           outcome: taskOutcome(result),
           ...(result.error ? { error: result.error } : {}),
         };
-    await env.store.finishRun(req.runId, finish, Date.now());
-    return finish.status;
+    return (await env.store.finishRun(req.runId, { ...finish, ...fence }, Date.now())) ? finish.status : undefined;
   } catch (error) {
     await env.store.finishRun(
       req.runId,
       // Rare (the store failed): worth the run's secrets computed a second time.
-      { status: 'FAILED', outcome: 'error', error: redact(toErrorRecord(error), runSecrets(env.services.env, req)) },
+      {
+        status: 'FAILED',
+        outcome: 'error',
+        error: redact(toErrorRecord(error), runSecrets(env.services.env, req)),
+        ...fence,
+      },
       Date.now(),
     );
     return 'FAILED';

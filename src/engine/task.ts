@@ -46,6 +46,11 @@ export interface CaseSpec {
   attempt: number;
   /** The verifier whose result decides the case. */
   verifierId: string;
+  /**
+   * Content hashes, by root-relative path, of the project files the command's cases reference (agents,
+   * graders, templates) as they were at submit: a worker in another checkout refuses to run against others.
+   */
+  projectFiles?: Record<string, string>;
 }
 
 /** Everything a runner needs to execute one run; plain data, so it can cross a queue. */

@@ -101,6 +101,7 @@ export interface CaseSubmitOptions {
   retries: number;
   timeoutS: number | undefined;
   limits: ConcurrencyLimit[];
+  projectFiles: Record<string, string>;
 }
 
 export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => ({
@@ -116,6 +117,7 @@ export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest
     fingerprint: c.fingerprint,
     attempt: o.attempt,
     verifierId: caseVerifier,
+    projectFiles: o.projectFiles,
   },
   limits: o.limits,
 });

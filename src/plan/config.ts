@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { isRunnerKind, runnerKinds } from '../runners/kinds.js';
+import { isRunnerKind, type RunnerConfig, type RunnerKind, runnerKinds } from '../runners/registry.js';
 import { type Env, interpolateAt } from './env.js';
 import { labelProblem, optionsSchema, toEvalOptions } from './options.js';
 import type { Path, Source } from './source.js';
@@ -17,13 +17,8 @@ const configSchema = z.strictObject({
     .strictObject({
       // Checked against the kinds this build has below, so an unavailable kind fails here, before any store opens.
       kind: z.string().default('local'),
-      config: z
-        .strictObject({
-          workers: z.int().positive().optional(),
-          heartbeat_ms: z.int().positive().optional(),
-          lease_ms: z.int().positive().optional(),
-        })
-        .optional(),
+      // Checked against the kind's own schema below (runners/registry.ts).
+      config: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
   store: z.strictObject({ url: z.string().min(1).optional() }).optional(),
@@ -77,9 +72,13 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
     throw source.fail(
       ['runner', 'kind'],
       `runner kind "${kind}" is not available`,
-      `use one of: ${runnerKinds.map((k) => `"${k}"`).join(', ')}`,
+      `use one of: ${Object.keys(runnerKinds)
+        .map((k) => `"${k}"`)
+        .join(', ')}`,
     );
   }
+  const storeUrl = resolveStoreUrl(store?.url ?? defaultStoreUrl, root);
+  const runnerConfig = runnerConfigOf(source, kind, runner?.config ?? {}, storeUrl);
 
   const targets: Record<string, TargetSpec> = {};
   for (const [label, declared] of Object.entries(parsed.data.targets ?? {})) {
@@ -93,26 +92,33 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
     targets[label] = buildTarget(source, ['targets', label], label, declared, root, env);
   }
 
-  const runnerConfig = runner?.config;
   return {
     root,
     file,
-    runner: {
-      kind,
-      config: {
-        ...(runnerConfig?.workers !== undefined ? { workers: runnerConfig.workers } : {}),
-        ...(runnerConfig?.heartbeat_ms !== undefined ? { heartbeatMs: runnerConfig.heartbeat_ms } : {}),
-        ...(runnerConfig?.lease_ms !== undefined ? { leaseMs: runnerConfig.lease_ms } : {}),
-      },
-    },
+    runner: runnerConfig,
     store: {
-      url: resolveStoreUrl(store?.url ?? defaultStoreUrl, root),
+      url: storeUrl,
       ...(store?.url !== undefined ? { where: source.pos(['store', 'url']) } : {}),
     },
     targets,
     defaults: toEvalOptions(defaults),
     pricing: (pricing ?? {}) as ProjectConfig['pricing'],
   };
+};
+
+/** `[runner.config]` checked against its kind's schema; a kind that runs elsewhere refuses a SQLite store. */
+const runnerConfigOf = (source: Source, kind: RunnerKind, config: unknown, storeUrl: string): RunnerConfig => {
+  const def = runnerKinds[kind];
+  const parsed = def.config.safeParse(config);
+  if (!parsed.success) throw source.zodError(parsed.error, ['runner', 'config'], def.config);
+  if (def.remote && storeUrl.startsWith('sqlite:')) {
+    throw source.fail(
+      ['runner', 'kind'],
+      `runner kind "${kind}" executes runs on other machines, which cannot reach a SQLite store`,
+      'set [store] url = "postgres://user@host:port/database" (a PostgreSQL every worker reaches), or use kind = "local"',
+    );
+  }
+  return { kind, config: parsed.data } as RunnerConfig;
 };
 
 const defaultsFor = (root: string): ProjectConfig => ({

@@ -140,11 +140,10 @@ export const planEvalRun = (
     config,
     env,
   );
-  const cases = expandMatrix(
-    evals,
-    fingerprinter(config.root, env),
-    flags.repeat !== undefined ? { repeat: flags.repeat } : {},
-  );
+  const fingerprints = fingerprinter(config.root, env);
+  const cases = expandMatrix(evals, fingerprints, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
+  // Shared by every case: the files all of them reference, as hashed for their fingerprints.
+  const projectFiles = fingerprints.projectFiles();
   // An eval's own cap is what its file says, else the command's; the budget is the flag, else what lets every
   // eval reach its cap. The flag replaces proctor.toml's default, not a cap an eval file declares.
   const evalCap = (spec: EvalSpec): number =>
@@ -178,6 +177,7 @@ export const planEvalRun = (
       retries: flags.retries ?? c.eval.options.retries ?? config.defaults.retries ?? defaultRetries,
       timeoutS: flags.timeoutS ?? c.eval.options.timeoutS ?? config.defaults.timeoutS,
       limits: limitsOf(c),
+      projectFiles,
     }),
   );
   return {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { contentHash } from '../content-hash.js';
 import type { StepSpec } from '../engine/task.js';
 import type { ConfigReferences } from '../records.js';
 import { stableJson } from '../stable-json.js';
@@ -12,7 +12,7 @@ import { displayPath } from './files.js';
 import { fingerprintOf } from './identity.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
 
-const sha = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex').slice(0, 20);
+const sha = contentHash;
 
 /** The parts of case fingerprints that are not the eval file's own text, each worked out once per command. */
 export interface Fingerprints {
@@ -22,6 +22,8 @@ export interface Fingerprints {
   assertions(list: readonly AssertionSpec[], evalDir: string): string;
   /** The JSON of task steps around a prompt; '' when none, so fingerprints from before steps existed hold. */
   steps(list: readonly StepSpec[]): string;
+  /** Content hashes of the project files hashed so far, by root-relative path: what a worker checks its own against. */
+  projectFiles(): Record<string, string>;
 }
 
 /**
@@ -114,5 +116,14 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
   // `baseDir` is absolute: a fingerprint must be the same in every checkout (paths in steps stay as written).
   const steps = jsonOnce<StepSpec, void>(({ baseDir: _absolute, ...rest }) => rest);
 
-  return { target, assertions, steps };
+  const projectFiles = (): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [file, hash] of fileHashes) {
+      const rel = path.relative(root, file);
+      if (hash !== undefined && !rel.startsWith('..') && !path.isAbsolute(rel)) out[displayPath(file, root)] = hash;
+    }
+    return out;
+  };
+
+  return { target, assertions, steps, projectFiles };
 };

@@ -5,7 +5,6 @@ import type { StepSpec } from '../engine/task.js';
 import { InputError } from '../errors.js';
 import type { JsonObject, Message } from '../records.js';
 import { isRecord } from '../records.js';
-import { compileTemplate } from '../template.js';
 import { buildAssertion } from './assertion-spec.js';
 import type { Env } from './env.js';
 import { chatSchema, defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';

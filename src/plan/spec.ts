@@ -1,7 +1,7 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
 import type { ConfigReferences, JsonObject, Message } from '../records.js';
-import type { RunnerConfig } from '../runners/open.js';
+import type { RunnerConfig } from '../runners/registry.js';
 import type { StoreConfig } from '../store/open.js';
 import type { Price } from '../targets/cost.js';
 

@@ -6,6 +6,7 @@ import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
+import { runnerKinds } from '../runners/registry.js';
 import type { SubmitRequest } from '../runners/runner.js';
 import { loadProjectConfig } from './config.js';
 import type { Env } from './env.js';
@@ -104,6 +105,12 @@ export const planTaskRun = (cwd: string, file: string, flags: TaskRunFlags, env:
   // The command's own flags win over what the saved file says.
   const startStep = flags.startStep ?? saved?.startStep;
   const keep = flags.keep ?? saved?.keep ?? false;
+  if (keep && runnerKinds[config.runner.kind].remote)
+    throw new InputError(
+      `--keep cannot be honoured by runner kind "${config.runner.kind}": the workspaces and services stay on the worker that ran the task`,
+      undefined,
+      'drop --keep, or run the task with [runner] kind = "local" (e.g. from a checkout with its own proctor.toml)',
+    );
   if (startStep !== undefined && saved === undefined)
     throw new InputError(
       '--start-step needs --context-json',

@@ -1,12 +1,15 @@
+import { z } from 'zod';
 import { executeRun } from '../engine/execute-run.js';
 import { storedRequest } from '../engine/redact.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
+import type { RunnerKindDef } from './kind.js';
 import { currentOwner, defaultHeartbeatMs, defaultLeaseMs } from './owner.js';
 import { reconcileOrphans } from './reconcile.js';
 import type { ConcurrencyLimit, Runner, SubmitRequest, Submitted } from './runner.js';
+import { Scheduler } from './scheduler.js';
 
 export interface LocalRunnerOptions {
   /** How many runs execute at once in this process. */
@@ -33,9 +36,7 @@ interface Queued {
 const canceled = { status: 'CANCELED', outcome: 'canceled' } as const;
 
 /**
- * Executes runs in this process. Runs wait in buckets by the limits they share (typically one bucket per
- * target), and a free worker takes the next run of the first bucket, in turn, whose limits have room: one
- * work-conserving queue, so a slow target never holds slots another target could use.
+ * Executes runs in this process, in the order and within the limits of the shared Scheduler (scheduler.ts).
  *
  * Every run names this process as its owner from the moment it is submitted, QUEUED included, so another
  * process's reconciler spares it while this process lives. While it holds runs, one timer renews their
@@ -43,10 +44,7 @@ const canceled = { status: 'CANCELED', outcome: 'canceled' } as const;
  * cancel`); once started, the same timer reconciles orphans.
  */
 export class LocalRunner implements Runner {
-  private readonly buckets = new Map<string, Queued[]>();
-  private readonly bucketOrder: string[] = [];
-  private nextBucket = 0;
-  private readonly inFlight = new Map<string, number>();
+  private readonly waiting = new Scheduler<Queued>();
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly services: Services;
   private readonly owner: RunOwner;
@@ -104,7 +102,7 @@ export class LocalRunner implements Runner {
       await Promise.all(submitted.map((s) => this.store.finishRun(s.runId, canceled, now)));
       return submitted;
     }
-    for (const q of queued) this.enqueue(q);
+    for (const q of queued) this.waiting.add(q);
     this.pump();
     this.schedule();
     return submitted;
@@ -122,16 +120,10 @@ export class LocalRunner implements Runner {
       await running.done;
       return true;
     }
-    for (const bucket of this.buckets.values()) {
-      const index = bucket.findIndex((q) => q.request.runId === runId);
-      if (index >= 0) {
-        bucket.splice(index, 1);
-        await this.store.finishRun(runId, canceled, Date.now());
-        this.schedule();
-        return true;
-      }
-    }
-    return false;
+    if (!this.waiting.remove((q) => q.request.runId === runId)) return false;
+    await this.store.finishRun(runId, canceled, Date.now());
+    this.schedule();
+    return true;
   }
 
   async start(): Promise<void> {
@@ -149,9 +141,7 @@ export class LocalRunner implements Runner {
 
   private async drain(): Promise<void> {
     this.started = false;
-    const queued = [...this.buckets.values()].flat();
-    this.buckets.clear();
-    this.bucketOrder.length = 0;
+    const queued = this.waiting.clear();
     const now = Date.now();
     // Settled, not all: a store that cannot take these writes (lost) must not stop the running cases' abort and
     // the workspace teardown below; what stays QUEUED in the store is failed by `runs gc` later.
@@ -168,46 +158,17 @@ export class LocalRunner implements Runner {
     await this.services.workspaces.close();
   }
 
-  private enqueue(q: Queued): void {
-    const signature = q.limits.map((l) => l.key).join('\n');
-    let bucket = this.buckets.get(signature);
-    if (!bucket) {
-      bucket = [];
-      this.buckets.set(signature, bucket);
-      this.bucketOrder.push(signature);
-    }
-    bucket.push(q);
-  }
-
-  private hasRoom(limits: readonly ConcurrencyLimit[]): boolean {
-    return limits.every((l) => (this.inFlight.get(l.key) ?? 0) < l.limit);
-  }
-
-  private takeNext(): Queued | undefined {
-    const n = this.bucketOrder.length;
-    for (let i = 0; i < n; i++) {
-      const index = (this.nextBucket + i) % n;
-      const bucket = this.buckets.get(this.bucketOrder[index] as string);
-      const head = bucket?.[0];
-      if (head && this.hasRoom(head.limits)) {
-        this.nextBucket = (index + 1) % n;
-        return bucket.shift();
-      }
-    }
-    return undefined;
-  }
-
   private pump(): void {
     if (this.stopping) return;
     while (this.active.size < this.options.workers) {
-      const next = this.takeNext();
+      const next = this.waiting.take();
       if (!next) return;
       this.launch(next);
     }
   }
 
-  private launch({ request, limits }: Queued): void {
-    for (const l of limits) this.inFlight.set(l.key, (this.inFlight.get(l.key) ?? 0) + 1);
+  private launch(queued: Queued): void {
+    const { request } = queued;
     const controller = new AbortController();
     const done = executeRun(request, {
       store: this.store,
@@ -226,7 +187,7 @@ export class LocalRunner implements Runner {
       )
       .finally(() => {
         this.active.delete(request.runId);
-        for (const l of limits) this.inFlight.set(l.key, (this.inFlight.get(l.key) ?? 1) - 1);
+        this.waiting.release(queued);
         this.pump();
         this.schedule();
       });
@@ -234,9 +195,7 @@ export class LocalRunner implements Runner {
   }
 
   private holdsRuns(): boolean {
-    if (this.active.size > 0) return true;
-    for (const bucket of this.buckets.values()) if (bucket.length > 0) return true;
-    return false;
+    return this.active.size > 0 || this.waiting.waiting;
   }
 
   /** Keeps the timer on exactly while there is something to do: runs held, or reconciliation once started. */
@@ -294,3 +253,28 @@ export class LocalRunner implements Runner {
     });
   }
 }
+
+const localConfig = z
+  .strictObject({
+    workers: z.int().positive().optional(),
+    heartbeat_ms: z.int().positive().optional(),
+    lease_ms: z.int().positive().optional(),
+  })
+  .transform((c) => ({
+    ...(c.workers !== undefined ? { workers: c.workers } : {}),
+    ...(c.heartbeat_ms !== undefined ? { heartbeatMs: c.heartbeat_ms } : {}),
+    ...(c.lease_ms !== undefined ? { leaseMs: c.lease_ms } : {}),
+  }));
+
+/** `[runner] kind = "local"` (the default): runs execute inside the command that submits them. */
+export const local: RunnerKindDef<z.output<typeof localConfig>> = {
+  config: localConfig,
+  remote: false,
+  open: (config, store, defaultWorkers, projectRoot) =>
+    new LocalRunner(store, {
+      workers: config.workers ?? defaultWorkers,
+      projectRoot,
+      ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
+      ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
+    }),
+};

@@ -1,30 +1,7 @@
 import type { Store } from '../store/store.js';
-import type { RunnerKind } from './kinds.js';
-import { LocalRunner } from './local.js';
+import type { RunnerKindDef } from './kind.js';
+import { type RunnerConfig, runnerKinds } from './registry.js';
 import type { Runner } from './runner.js';
-
-export interface RunnerConfig {
-  kind: RunnerKind;
-  config: { workers?: number; heartbeatMs?: number; leaseMs?: number };
-}
-
-type RunnerFactory = (
-  config: RunnerConfig['config'],
-  store: Store,
-  defaultWorkers: number,
-  projectRoot: string,
-) => Runner;
-
-// One entry per kind of kinds.ts: the project config has refused any other kind before a store was opened.
-const factories: Record<RunnerKind, RunnerFactory> = {
-  local: (config, store, defaultWorkers, projectRoot) =>
-    new LocalRunner(store, {
-      workers: config.workers ?? defaultWorkers,
-      projectRoot,
-      ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
-      ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
-    }),
-};
 
 /**
  * The runner `[runner]` configures. `defaultWorkers` is the command's budget: a local runner inside one
@@ -32,4 +9,10 @@ const factories: Record<RunnerKind, RunnerFactory> = {
  * files their specs name against `projectRoot`.
  */
 export const openRunner = (runner: RunnerConfig, store: Store, defaultWorkers: number, projectRoot: string): Runner =>
-  factories[runner.kind](runner.config, store, defaultWorkers, projectRoot);
+  // The config was validated against this very kind's schema (plan/config.ts).
+  (runnerKinds[runner.kind] as RunnerKindDef<RunnerConfig['config']>).open(
+    runner.config,
+    store,
+    defaultWorkers,
+    projectRoot,
+  );

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sq
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import { prepareQuery } from './prepared.js';
+import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
@@ -68,6 +69,12 @@ const ownedBy = (owner: RunOwner) => (eb: ExpressionBuilder<Database, 'runs'>) =
     eb('ownerPid', '=', owner.pid),
     eb('ownerStartedAt', '=', owner.startedAt),
   ]);
+
+// A queue run is no process's to orphan: its lease lives in queue_runs, and a lapsed one sends it to a new worker.
+const notQueued = (eb: ExpressionBuilder<Database, 'runs'>) =>
+  eb.not(
+    eb.exists(eb.selectFrom('queueRuns').select('queueRuns.runId').whereRef('queueRuns.runId', '=', 'runs.runId')),
+  );
 
 const finishColumns = (finish: RunFinish, now: number) => ({
   status: finish.status,
@@ -175,6 +182,7 @@ export class KyselyStore implements Store {
   private readonly batch: WriteBatch<Database>;
   private readonly hot: ReturnType<typeof hotQueries>;
   private readonly reconnect = new Reconnect();
+  private ledger: QueueLedger | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -233,8 +241,29 @@ export class KyselyStore implements Store {
           )
           .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing()))
           .execute();
+        const queued = chunk.filter((r) => r.queue);
+        if (queued.length > 0)
+          await trx
+            .insertInto('queueRuns')
+            .values(
+              queued.map((r) => ({
+                runId: r.runId,
+                groupId: r.groupId,
+                pool: r.queue?.pool ?? '',
+                limits: JSON.stringify(r.queue?.limits ?? []),
+                work: JSON.stringify(r.queue?.work ?? {}),
+                createdAt: now,
+              })),
+            )
+            .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing()))
+            .execute();
       }
     });
+  }
+
+  queueLedger(): QueueLedger {
+    this.ledger ??= new QueueLedger(this.db);
+    return this.ledger;
   }
 
   claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
@@ -246,10 +275,33 @@ export class KyselyStore implements Store {
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batch.run(async (db) => {
+      if (finish.epoch !== undefined && !(await this.holdsEpoch(db, runId, finish.epoch))) return false;
       const finished = await this.finishStatus(db, runId, finish, now);
       if (finished && finish.result) await this.insertResult(db, runId, finish.result, now);
       return finished;
     });
+  }
+
+  /**
+   * A queue run's commit: ends its dispatch if `epoch` is still the current claim, else counts the execution
+   * superseded. In the commit's transaction, so a claim racing it either bumps the epoch first (and this is
+   * refused) or waits and finds the run terminal.
+   */
+  private async holdsEpoch(db: Kysely<Database>, runId: string, epoch: number): Promise<boolean> {
+    const held = await db
+      .updateTable('queueRuns')
+      .set({ state: 'done', leaseUntil: null })
+      .where('runId', '=', runId)
+      .where('epoch', '=', epoch)
+      .where('state', '=', 'dispatched')
+      .executeTakeFirst();
+    if (Number(held.numUpdatedRows) === 1) return true;
+    await db
+      .updateTable('queueRuns')
+      .set((eb) => ({ superseded: eb('superseded', '+', 1) }))
+      .where('runId', '=', runId)
+      .execute();
+    return false;
   }
 
   private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
@@ -461,6 +513,7 @@ export class KyselyStore implements Store {
           eb.fn.min<number | string>(eb.fn.coalesce('seenAt', 'createdAt')).as('oldestSeenAt'),
         ])
         .where('status', 'in', active)
+        .where(notQueued)
         .groupBy(['ownerHost', 'ownerPid', 'ownerStartedAt'])
         .execute(),
     );
@@ -473,7 +526,11 @@ export class KyselyStore implements Store {
 
   async failOrphans(selector: OrphanSelector, finish: RunFinish, now: number): Promise<RunRecord[]> {
     const { owner, seenBefore } = selector;
-    let query = this.db.updateTable('runs').set(finishColumns(finish, now)).where('status', 'in', active);
+    let query = this.db
+      .updateTable('runs')
+      .set(finishColumns(finish, now))
+      .where('status', 'in', active)
+      .where(notQueued);
     query = owner ? query.where(ownedBy(owner)) : query.where('ownerHost', 'is', null);
     if (seenBefore !== undefined)
       query = query.where((eb) => eb(eb.fn.coalesce('seenAt', 'createdAt'), '<', seenBefore));

@@ -3,8 +3,8 @@ import { KyselyStore } from './kysely-store.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
 
-/** The url as messages may print it: without its password, wherever it was written. */
-const printableUrl = (url: string): string => {
+/** A url (PostgreSQL, Redis) as messages may print it: without its password, wherever it was written. */
+export const printableUrl = (url: string): string => {
   try {
     const parsed = new URL(url);
     parsed.password = '';

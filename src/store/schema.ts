@@ -70,8 +70,37 @@ export interface ResultsTable {
   committedAt: number;
 }
 
+/**
+ * A run the queue runner executes: what a worker needs besides the run and its instance, and the fencing,
+ * lease and dispatch state of its execution. The runs row keeps the status; this row decides who may set it.
+ */
+export interface QueueRunsTable {
+  runId: string;
+  groupId: string;
+  pool: string;
+  /** JSON list of {key, limit}: the run's concurrency limits, counted across the fleet. */
+  limits: string;
+  /** JSON: the rest of the request a worker executes (retries, the eval case). */
+  work: string;
+  /** Bumped by every claim: only the holder of the current epoch may commit. */
+  epoch: Generated<number>;
+  /** How many times a worker started the run (duplicates included). */
+  executions: Generated<number>;
+  /** Commits refused because another execution held the epoch by then. */
+  superseded: Generated<number>;
+  /** How many jobs were sent for the run: part of the job id, so a released run gets a fresh job. */
+  dispatches: Generated<number>;
+  /** `queued` (waiting for the dispatcher), `dispatched` (a job exists or is due; claimed or not), `done`. */
+  state: Generated<string>;
+  dispatchedAt: number | null;
+  leaseUntil: number | null;
+  worker: string | null;
+  createdAt: number;
+}
+
 export interface Database {
   runs: RunsTable;
+  queueRuns: QueueRunsTable;
   results: ResultsTable;
   instances: InstancesTable;
   journal: JournalTable;
@@ -170,6 +199,30 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .addColumn('row', 'text', (c) => c.notNull())
     .addColumn('files', 'text', (c) => c.notNull())
     .addColumn('committed_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('queue_runs')
+    .ifNotExists()
+    .addColumn('run_id', 'text', (c) => c.primaryKey())
+    .addColumn('group_id', 'text', (c) => c.notNull())
+    .addColumn('pool', 'text', (c) => c.notNull())
+    .addColumn('limits', 'text', (c) => c.notNull())
+    .addColumn('work', 'text', (c) => c.notNull())
+    .addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('executions', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('superseded', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('dispatches', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('state', 'text', (c) => c.notNull().defaultTo('queued'))
+    .addColumn('dispatched_at', 'bigint')
+    .addColumn('lease_until', 'bigint')
+    .addColumn('worker', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('queue_runs_pool')
+    .ifNotExists()
+    .on('queue_runs')
+    .columns(['pool', 'state', 'created_at'])
     .execute();
   await db.schema.createIndex('results_group').ifNotExists().on('results').columns(['group_id', 'seq']).execute();
 };

@@ -1,5 +1,6 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import type { QueueLedger } from './queue-ledger.js';
 
 export const runStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type RunStatus = (typeof runStatuses)[number];
@@ -57,6 +58,15 @@ export interface NewRun {
    * process's reconciler can tell a live submitter's queue from an orphan that nothing will ever run.
    */
   owner?: RunOwner;
+  /** Set for a run the queue runner executes: it is dispatched to workers and fenced (queue-ledger.ts). */
+  queue?: QueuedWork;
+}
+
+/** What a queue run needs besides the run and its instance: where it is dispatched, its limits, the request's rest. */
+export interface QueuedWork {
+  pool: string;
+  limits: { key: string; limit: number }[];
+  work: JsonObject;
 }
 
 /** The durable state of one run as created: its task, starting context and start step (the journal is apart). */
@@ -116,6 +126,11 @@ export interface RunFinish {
   error?: ErrorRecord;
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
+  /**
+   * A queue run's claim epoch: the commit is refused (and counted superseded) unless it is still the current
+   * one, so of two executions of one run exactly one result is committed.
+   */
+  epoch?: number;
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
@@ -193,6 +208,8 @@ export interface Store {
    * claimed by another owner or renewed meanwhile no longer matches. Returns the runs it changed.
    */
   failOrphans(selector: OrphanSelector, finish: RunFinish, now: number): Promise<RunRecord[]>;
+  /** The queue runner's dispatch, fencing and leases; PostgreSQL only (the queue runner refuses SQLite). */
+  queueLedger(): QueueLedger;
   /**
    * Deletes the instance and journal of every run that finished before `finishedBefore`. The runs' index rows
    * and committed results stay.

@@ -51,7 +51,7 @@ describe('a store that cannot be opened is bad input', () => {
 
   it('a runner kind that is not available is reported at its line before any store is opened', async () => {
     project = tempProject({
-      'proctor.toml': '[runner]\nkind = "queue"\n[store]\nurl = "postgres://127.0.0.1:1/nowhere"\n',
+      'proctor.toml': '[runner]\nkind = "cluster"\n[store]\nurl = "postgres://127.0.0.1:1/nowhere"\n',
       'a.eval.yaml': evalFile,
     });
     for (const args of [
@@ -60,7 +60,7 @@ describe('a store that cannot be opened is bad input', () => {
     ]) {
       const run = await runCli(args, { cwd: project.dir, timeoutMs: 20_000 });
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain('proctor.toml:2:1: runner kind "queue" is not available');
+      expect(run.stderr).toContain('proctor.toml:2:1: runner kind "cluster" is not available');
       expect(run.stderr).toContain('fix: ');
       expect(run.stderr).not.toContain('127.0.0.1:1');
     }
@@ -78,14 +78,17 @@ describe.skipIf(!postgres || postgres.unavailable)(
       // The backend created its tables: drop them, so any open by the CLI would show.
       const lobby = await pgClient(db.url);
       try {
-        await lobby.query('drop table runs, instances, journal, results');
+        const made = await lobby.query<{ name: string }>(
+          "select tablename as name from pg_tables where schemaname = 'public'",
+        );
+        await lobby.query(`drop table ${made.rows.map((r) => `"${r.name}"`).join(', ')}`);
         project = tempProject({
-          'proctor.toml': `[runner]\nkind = "queue"\n[store]\nurl = "${db.url}"\n`,
+          'proctor.toml': `[runner]\nkind = "cluster"\n[store]\nurl = "${db.url}"\n`,
           'a.eval.yaml': evalFile,
         });
         const run = await runCli(['eval', 'run'], { cwd: project.dir, timeoutMs: 30_000 });
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain('runner kind "queue" is not available');
+        expect(run.stderr).toContain('runner kind "cluster" is not available');
         const tables = await lobby.query("select count(*)::int as n from pg_tables where schemaname = 'public'");
         expect(tables.rows[0]).toEqual({ n: 0 });
       } finally {

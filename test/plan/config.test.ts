@@ -72,7 +72,7 @@ workers = "\${WORKERS}"
     });
     const config = loadProjectConfig(root, { DB: 'evals', WORKERS: '6' });
     expect(config.store.url).toBe('postgres://localhost/evals');
-    expect(config.runner.config.workers).toBe(6);
+    expect(config.runner).toEqual({ kind: 'local', config: { workers: 6 } });
   });
 
   it('keeps target configs raw so secrets are never resolved into the plan', () => {
@@ -147,7 +147,32 @@ api_key = "\${UNSET_KEY}"
     root = tempProject({ 'proctor.toml': toml('[runner]\nkind = "cluster"') });
     error = inputError(() => loadProjectConfig(root, {}));
     expect(error.where).toEqual({ file: 'proctor.toml', line: 2, col: 1 });
-    expect(error.hint).toBe('use one of: "local"');
+    expect(error.hint).toBe('use one of: "local", "queue"');
+  });
+
+  it('checks [runner.config] against its kind, and refuses a queue runner over a SQLite store', () => {
+    let root = tempProject({
+      'proctor.toml': toml('[store]\nurl = "postgres://h/db"\n[runner]\nkind = "queue"\n[runner.config]\nlock_ms = 0'),
+    });
+    let error = inputError(() => loadProjectConfig(root, {}));
+    expect(error.where).toEqual({ file: 'proctor.toml', line: 6, col: 1 });
+    expect(error.message).toContain('runner.config.lock_ms');
+
+    root = tempProject({ 'proctor.toml': toml('[runner]\nkind = "queue"') });
+    error = inputError(() => loadProjectConfig(root, {}));
+    expect(error.where).toEqual({ file: 'proctor.toml', line: 2, col: 1 });
+    expect(error.message).toContain('cannot reach a SQLite store');
+    expect(error.hint).toContain('postgres://');
+
+    root = tempProject({
+      'proctor.toml': toml(
+        `[store]\nurl = "postgres://h/db"\n[runner]\nkind = "queue"\n[runner.config]\nredis = "\${R}"`,
+      ),
+    });
+    expect(loadProjectConfig(root, { R: 'redis://r:1' }).runner).toMatchObject({
+      kind: 'queue',
+      config: { redis: 'redis://r:1', pool: 'default', lockMs: 60_000 },
+    });
   });
 
   it('reports an unknown target kind with the nearest kind', () => {

@@ -6,14 +6,13 @@ import { echoRun, stubbornStep } from '../support/echo-run.js';
 import { eventually } from '../support/eventually.js';
 import { readRun, runReaches } from '../support/run-records.js';
 import { runnerFactories } from '../support/runner-factories.js';
-import { openTempStore, type TempStore } from '../support/temp-store.js';
 
 const order: Record<RunStatus, number> = { QUEUED: 0, RUNNING: 1, COMPLETED: 2, FAILED: 2, CANCELED: 2 };
 
 for (const factory of runnerFactories) {
   const unavailable = await factory.unavailable?.();
   describe.skipIf(unavailable !== undefined)(`Runner conformance: ${factory.name} ${unavailable ?? ''}`, () => {
-    let temp: TempStore;
+    let temp: { store: Store; remove(): Promise<void> };
     let store: Store;
     const runners: Runner[] = [];
     const create = async (workers: number, stopTimeoutMs?: number): Promise<Runner> => {
@@ -30,7 +29,7 @@ for (const factory of runnerFactories) {
     const statusIs = (runId: string, status: RunStatus): Promise<RunRecord> => runReaches(store, runId, status);
 
     beforeEach(async () => {
-      temp = await openTempStore();
+      temp = await factory.store();
       store = temp.store;
     });
     afterEach(async () => {

@@ -6,6 +6,7 @@
 //   [[status:500 times:2]]                       fail the first 2 requests carrying this exact prompt
 //   [[status:429 retry-after:1 times:1]]         …with Retry-After (seconds; also retry-after-ms:N)
 //   [[hang]]                                     never answer; the client has to abort
+//   [[hang times:1]]                             …only the first request carrying this exact prompt
 //   [[malformed]]                                200 with a body that is not JSON
 //   [[reply:some text]]                          the assistant's content (default `echo: <prompt>`)
 // POST /embeddings answers with letter-count vectors (see letterCounts).
@@ -41,6 +42,8 @@ export interface FakeRequest {
   /** 0 for a request that was never answered ([[hang]]). */
   status: number;
   at: number;
+  /** When the response finished or the client went away; undefined while the request is open. */
+  endedAt?: number;
   /** Empty when started with recordPayloads: false. */
   headers: IncomingMessage['headers'];
   body: ChatRequestBody;
@@ -263,21 +266,22 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     const seen = perPrompt.get(prompt) ?? 0;
     perPrompt.set(prompt, seen + 1);
     const overCap = options.maxConcurrent !== undefined && inFlight > options.maxConcurrent;
-    const status = d.hang ? 0 : overCap ? 429 : d.status !== undefined && seen < d.times ? d.status : 200;
+    const hang = d.hang && seen < d.times;
+    const status = hang ? 0 : overCap ? 429 : d.status !== undefined && seen < d.times ? d.status : 200;
     if (overCap) d.retryAfterMs ??= '50';
-    requests.push(
-      recordPayloads
-        ? { prompt, status, at, headers: req.headers, body }
-        : { prompt, status, at, headers: {}, body: {} },
-    );
+    const entry: FakeRequest = recordPayloads
+      ? { prompt, status, at, headers: req.headers, body }
+      : { prompt, status, at, headers: {}, body: {} };
+    requests.push(entry);
     const model = modelInFlight.get(body.model ?? '') ?? { now: 0, peak: 0 };
     modelInFlight.set(body.model ?? '', model);
     model.now++;
     model.peak = Math.max(model.peak, model.now);
     res.once('close', () => {
       model.now--;
+      entry.endedAt = Date.now();
     });
-    if (d.hang) return; // held open until the client goes away or close() drops it
+    if (hang) return; // held open until the client goes away or close() drops it
     const delay = overCap
       ? 0
       : (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;

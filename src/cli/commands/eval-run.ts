@@ -12,6 +12,7 @@ export interface EvalRunOptions extends EvalRunFlags {
   quiet?: boolean;
   timeout?: number;
   dryRun?: boolean;
+  detach?: boolean;
   export?: string[];
   compare?: string;
   envPath?: string;
@@ -50,13 +51,14 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const controller = new AbortController();
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
   try {
-    const { plan, summary, ran } = await runEval({
+    const { plan, summary, ran, detached } = await runEval({
       config,
       cwd,
       paths,
       flags: { ...opts, timeoutS: opts.timeout },
       env: process.env,
       dryRun: opts.dryRun ?? false,
+      detach: opts.detach ?? false,
       signal: controller.signal,
       onCompleted: (dir, rows) => say(`${dir}: ${rows} committed result(s) written from the store`),
       onPlan: (p) => {
@@ -71,6 +73,11 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       onProgress: (p) => display.update(p),
       wantsProgress: () => display.wantsUpdate(),
     });
+    if (detached) {
+      process.stdout.write(`${plan.groupId}\n`);
+      say(`detached: \`proctor runs follow ${plan.groupId}\` re-attaches`);
+      return exitCodes.ok;
+    }
     if (!summary) {
       process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
       return exitCodes.ok;

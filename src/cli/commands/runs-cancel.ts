@@ -1,5 +1,6 @@
 import { type CancelResult, cancelRun } from '../../runners/cancel-run.js';
 import { openRunner } from '../../runners/open.js';
+import { configuredLeaseMs } from '../../runners/registry.js';
 import type { RunRecord } from '../../store/store.js';
 import { exitCodes } from '../exit-codes.js';
 import { withRunsStore } from './runs-store.js';
@@ -44,7 +45,7 @@ export const runsCancel = async (runId: string, opts: { wait?: number; json?: bo
       const waitS = opts.wait ?? 10;
       const result = await cancelRun(runner, store, runId, {
         waitMs: waitS * 1000,
-        ...(config.runner.config.leaseMs ? { leaseMs: config.runner.config.leaseMs } : {}),
+        ...configuredLeaseMs(config.runner),
       });
       const { text, code } = report(result, waitS);
       if (opts.json) process.stdout.write(`${JSON.stringify({ result: result.kind, run: result.run }, null, 2)}\n`);

@@ -4,6 +4,7 @@ import { stopGroup } from '../../engine/process-tree.js';
 import { workRootDir } from '../../engine/task.js';
 import { ownerProcessState } from '../../runners/owner.js';
 import { reconcileOrphans } from '../../runners/reconcile.js';
+import { configuredLeaseMs } from '../../runners/registry.js';
 import type { PruneReport, Store } from '../../store/store.js';
 import { sweepWorkRoot } from '../../workspaces/gc.js';
 import { exitCodes } from '../exit-codes.js';
@@ -37,10 +38,7 @@ const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
  */
 export const runsGc = async (opts: { json?: boolean; olderThan?: number }): Promise<number> =>
   withRunsStore(async (store, config) => {
-    const orphans = await reconcileOrphans(
-      store,
-      config.runner.config.leaseMs ? { leaseMs: config.runner.config.leaseMs } : {},
-    );
+    const orphans = await reconcileOrphans(store, configuredLeaseMs(config.runner));
     const host = hostname();
     const swept = await sweepWorkRoot(path.join(config.root, workRootDir), {
       ownerGone: (owner) => owner.host === host && ownerProcessState(owner) !== 'alive',

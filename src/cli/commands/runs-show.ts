@@ -30,12 +30,14 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
   withRunsStore(async (store) => {
     const run = await store.getRun(runId);
     if (!run) throw new InputError(`no run "${runId}"`, undefined, 'see `proctor runs list`');
-    const [instance, journal] = await Promise.all([
+    const [instance, journal, queued] = await Promise.all([
       store.getInstance(run.instanceId),
       store.readJournal(run.instanceId),
+      store.queueLedger().stats(runId),
     ]);
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify({ run, steps: instance?.spec.steps ?? [], journal }, null, 2)}\n`);
+      const shown = { run, ...(queued ? { queue: queued } : {}), steps: instance?.spec.steps ?? [], journal };
+      process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
       return exitCodes.ok;
     }
     const owner = run.owner
@@ -51,6 +53,10 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
       `created   ${at(run.createdAt)}`,
       `started   ${at(run.startedAt)}  (queued ${span(run.createdAt, run.startedAt)})`,
       `finished  ${at(run.finishedAt)}  (ran ${span(run.startedAt, run.finishedAt)})`,
+      // At-least-once delivery made visible: every execution of a queue run, and those whose commit was refused.
+      ...(queued
+        ? [`queue     pool ${queued.pool}, executions: ${queued.executions} (${queued.superseded} superseded)`]
+        : []),
       ...(run.cancelRequestedAt !== null ? [`cancel    requested ${at(run.cancelRequestedAt)}`] : []),
       ...(run.error ? [`error     ${run.error.kind}: ${run.error.message}`] : []),
       '',

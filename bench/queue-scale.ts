@@ -1,0 +1,96 @@
+// The queue runner's scaling (issue 13): one eval of N cases against the fake model (200 ms), executed by 1, 2
+// and 4 `proctor worker` processes of concurrency 10 on Redis + PostgreSQL.
+//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4]
+// Prints wall ÷ ideal (ideal = cases × latency ÷ (workers × 10)) and the CPU per case summed over the follower
+// and every worker (dispatch, claim, commit and the engine's own per-case work). Goals: ≤ 1.3×, ≤ 2 ms.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { cli, startFakeServer, timeProctor } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    cases: { type: 'string', default: '2000' },
+    'latency-ms': { type: 'string', default: '200' },
+    workers: { type: 'string', default: '1,2,4' },
+    concurrency: { type: 'string', default: '10' },
+    pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+  },
+});
+const cases = Number(values.cases);
+const latencyMs = Number(values['latency-ms']);
+const perWorker = Number(values.concurrency);
+
+/** User + system CPU seconds of a live process, from /proc (USER_HZ 100). */
+const cpuOf = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+const lobby = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: values.pg });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+};
+
+const evalText = (url: string): string => `
+targets: [{ label: fake, kind: openai, base_url: "${url}", model: fake, api_key: k }]
+prompts: ["{{ q }}"]
+default_test: { assert: [{ type: contains, value: echo }] }
+tests:
+${Array.from({ length: cases }, (_, i) => `  - { id: t${i}, vars: { q: "q${i}" } }`).join('\n')}
+`;
+
+const server = await startFakeServer(latencyMs);
+const rows: string[] = ['workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  exit'];
+try {
+  for (const n of values.workers.split(',').map(Number)) {
+    const db = `proctor_bench_${randomBytes(5).toString('hex')}`;
+    await lobby((c) => c.query(`create database ${db}`));
+    const url = new URL(values.pg);
+    url.pathname = `/${db}`;
+    const dir = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-'));
+    const workers: ChildProcess[] = [];
+    try {
+      writeFileSync(
+        join(dir, 'proctor.toml'),
+        `[store]\nurl = "${url}"\n[runner]\nkind = "queue"\n[runner.config]\nredis = "${values.redis}"\npool = "${db}"\n`,
+      );
+      writeFileSync(join(dir, 'bench.eval.yaml'), evalText(server.url));
+      for (let i = 0; i < n; i++) {
+        const worker = spawn(process.execPath, [cli, 'worker', '--concurrency', String(perWorker)], {
+          cwd: dir,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        await new Promise<void>((resolve) => worker.stderr?.once('data', () => resolve()));
+        workers.push(worker);
+      }
+      const before = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
+      const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out']);
+      const workerCpu = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - before;
+      const ideal = (cases * latencyMs) / 1000 / (n * perWorker);
+      const cpuMsPerCase = ((run.cpuS + workerCpu) * 1000) / cases;
+      rows.push(
+        `${String(n).padStart(7)}  ${run.wallS.toFixed(1).padStart(6)}  ${ideal.toFixed(1).padStart(7)}  ${(run.wallS / ideal).toFixed(2).padStart(10)}  ${cpuMsPerCase.toFixed(2).padStart(11)}  ${run.code}`,
+      );
+      process.stderr.write(`${rows.at(-1)}\n`);
+    } finally {
+      for (const w of workers) w.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      await lobby((c) => c.query(`drop database if exists ${db} with (force)`));
+    }
+  }
+} finally {
+  server.stop();
+}
+process.stdout.write(`${rows.join('\n')}\n`);

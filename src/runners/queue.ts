@@ -1,0 +1,182 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { storedRequest } from '../engine/redact.js';
+import type { RunRequest } from '../engine/task.js';
+import { instanceIdFor } from '../ids.js';
+import type { JsonObject } from '../records.js';
+import { sleep } from '../sleep.js';
+import { isTerminal, type RunRecord, type Store } from '../store/store.js';
+import type { RunnerKindDef } from './kind.js';
+import { connectRedis, dispatch, openQueue } from './queue-jobs.js';
+import type { Runner, SubmitRequest, Submitted } from './runner.js';
+
+const queueConfig = z
+  .strictObject({
+    redis: z.string().min(1).default('redis://127.0.0.1:6379'),
+    pool: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, "-", "_" or "."')
+      .default('default'),
+    concurrency: z.int().positive().default(2),
+    lock_ms: z.int().positive().default(60_000),
+    stalled_interval_ms: z.int().positive().default(30_000),
+    max_stalled: z.int().nonnegative().default(2),
+    drain_timeout_ms: z.int().nonnegative().default(60_000),
+    redis_down_exit_ms: z.int().positive().default(60_000),
+  })
+  .transform((c) => ({
+    redis: c.redis,
+    pool: c.pool,
+    concurrency: c.concurrency,
+    lockMs: c.lock_ms,
+    stalledIntervalMs: c.stalled_interval_ms,
+    maxStalled: c.max_stalled,
+    drainTimeoutMs: c.drain_timeout_ms,
+    redisDownExitMs: c.redis_down_exit_ms,
+  }));
+
+export type QueueConfig = z.output<typeof queueConfig>;
+
+/** The part of a request a worker cannot read from the run and its instance. */
+export interface QueuedRequest {
+  retries: number;
+  case?: RunRequest['case'];
+}
+
+/** How long a cancel or a follower's stop waits, by default, for workers to abort their running cases. */
+const defaultCancelWaitMs = 5000;
+
+/**
+ * Submits runs to a fleet of `proctor worker` processes: records them in the store with what a worker needs
+ * (ids only go to Redis) and dispatches what the limits allow. It executes nothing itself; workers dispatch
+ * the rest as runs end. Cancel works on any queue run, whoever submitted it: runs no worker holds end at once,
+ * running ones on their workers, which poll the store for the request.
+ */
+export class QueueRunner implements Runner {
+  private seq = 0;
+  private connection: Promise<{ redis: Redis; queue: Queue }> | undefined;
+  private readonly groups = new Set<string>();
+  private stopping: Promise<void> | undefined;
+  private dispatching: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: QueueConfig,
+    private readonly cancelWaitMs = defaultCancelWaitMs,
+  ) {}
+
+  private connect(): Promise<{ redis: Redis; queue: Queue }> {
+    this.connection ??= (async () => {
+      const redis = await connectRedis(this.config.redis);
+      return { redis, queue: await openQueue(this.config.pool, redis) };
+    })();
+    return this.connection;
+  }
+
+  async submit(request: SubmitRequest): Promise<Submitted> {
+    const [submitted] = await this.submitMany([request]);
+    return submitted as Submitted;
+  }
+
+  async submitMany(requests: readonly SubmitRequest[]): Promise<Submitted[]> {
+    const runs = requests.map((r) => {
+      const runId = r.runId ?? `${r.groupId}.${++this.seq}`;
+      const instanceId = r.instanceId ?? instanceIdFor(r.task.id, runId);
+      const work: QueuedRequest = { retries: r.retries, ...(r.case ? { case: r.case } : {}) };
+      this.groups.add(r.groupId);
+      return {
+        runId,
+        groupId: r.groupId,
+        taskId: r.task.id,
+        instanceId,
+        target: r.target,
+        caseKey: r.case?.key,
+        ...storedRequest(process.env, r),
+        startStep: r.startStep,
+        queue: { pool: this.config.pool, limits: r.limits ?? [], work: work as unknown as JsonObject },
+      };
+    });
+    await this.store.createRuns(runs);
+    this.dispatchSoon();
+    return runs.map((r) => ({ runId: r.runId, instanceId: r.instanceId }));
+  }
+
+  /**
+   * Sends what may start now without holding up the submitter (connecting to Redis takes a while the first
+   * time). A failure costs nothing but time: every worker dispatches from the store on its own tick.
+   */
+  private dispatchSoon(): void {
+    this.dispatching = this.dispatching
+      .then(async () => {
+        const { queue } = await this.connect();
+        await dispatch(this.store.queueLedger(), queue, this.config.pool);
+      })
+      .catch(() => {});
+  }
+
+  status(runId: string): Promise<RunRecord | undefined> {
+    return this.store.getRun(runId);
+  }
+
+  async cancel(runId: string): Promise<boolean> {
+    const run = await this.store.getRun(runId);
+    if (!run || isTerminal(run.status) || !(await this.store.queueLedger().stats(runId))) return false;
+    await this.cancelRuns([runId]);
+    return true;
+  }
+
+  /** Records the cancel for the workers, ends at once what none holds, and waits a bounded time for the rest. */
+  private async cancelRuns(runIds: readonly string[]): Promise<void> {
+    const now = Date.now();
+    // Together: the store commits writes of one tick in one transaction.
+    await Promise.all(runIds.map((runId) => this.store.requestCancel(runId, now)));
+    await this.store.queueLedger().cancelUnheld(runIds, now);
+    const until = Date.now() + this.cancelWaitMs;
+    let left = [...runIds];
+    while (left.length > 0 && Date.now() < until) {
+      const runs = await Promise.all(left.map((id) => this.store.getRun(id)));
+      left = left.filter((_, i) => {
+        const run = runs[i];
+        return run !== undefined && !isTerminal(run.status);
+      });
+      if (left.length > 0) {
+        await sleep(100);
+        // A worker that died holding a run frees it when its lease lapses.
+        await this.store.queueLedger().cancelUnheld(left, Date.now());
+      }
+    }
+  }
+
+  /** Workers reconcile the queue; a submitter has nothing to start. */
+  async start(): Promise<void> {}
+
+  detach(): Promise<void> {
+    this.groups.clear();
+    return this.stop();
+  }
+
+  /** Cancels what this runner submitted and has not ended (a follower stopped by a signal), then disconnects. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const groupId of this.groups) {
+        const left = await this.store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 100_000 });
+        if (left.length > 0) await this.cancelRuns(left.map((r) => r.runId));
+      }
+      await this.dispatching;
+      if (this.connection) {
+        const { redis, queue } = await this.connection;
+        await queue.close();
+        redis.disconnect();
+      }
+    })();
+    return this.stopping;
+  }
+}
+
+/** `[runner] kind = "queue"`: runs execute on `proctor worker` processes through BullMQ on Redis. */
+export const queue: RunnerKindDef<QueueConfig> = {
+  config: queueConfig,
+  remote: true,
+  open: (config, store) => new QueueRunner(store, config),
+};

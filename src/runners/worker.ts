@@ -1,0 +1,229 @@
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { executeRun, released } from '../engine/execute-run.js';
+import { ProjectFiles } from '../engine/project-files.js';
+import { Services } from '../engine/services.js';
+import type { RunRequest } from '../engine/task.js';
+import type { Store } from '../store/store.js';
+import { currentOwner } from './owner.js';
+import type { QueueConfig, QueuedRequest } from './queue.js';
+import { connectRedis, dispatch, type JobData, openQueue, queueName, sendJobs } from './queue-jobs.js';
+
+interface Running {
+  epoch: number;
+  controller: AbortController;
+}
+
+/** What ended a worker: a drain that finished, or a Redis connection that did not come back. */
+export type WorkerEnd = 'drained' | 'redis_lost';
+
+// Lease renewal and cancel polling run together on this tick: it bounds how late a cancel is noticed.
+const tickMs = 500;
+const dispatchEveryMs = 1000;
+
+/**
+ * One `proctor worker` process: takes case jobs from its pool's queue and executes each run through the
+ * engine, as the local runner does, under a claim in the store. The claim bumps the run's epoch and the commit
+ * must still hold it, so a job delivered twice or a blocked worker's late finish never commits a second
+ * result. The lease lives in the store and is renewed every tick; the same tick picks up cancel requests,
+ * dispatches what runs' limits allow and re-sends jobs Redis lost.
+ */
+export class QueueWorker {
+  private readonly running = new Map<string, Running>();
+  private readonly services: Services;
+  private readonly owner = currentOwner();
+  private readonly id: string;
+  private readonly projectFiles: ProjectFiles;
+  private worker: Worker<JobData> | undefined;
+  private redis: Redis | undefined;
+  private queue: Awaited<ReturnType<typeof openQueue>> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private lastDispatch = 0;
+  private lastReconcile = 0;
+  private redisDownSince: number | undefined;
+  private draining = false;
+  private dispatching: Promise<void> | undefined;
+  private dispatchAgain = false;
+  private end: ((why: WorkerEnd) => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: QueueConfig,
+    env: Readonly<Record<string, string | undefined>>,
+    projectRoot: string,
+  ) {
+    this.projectFiles = new ProjectFiles(projectRoot);
+    this.id = `${this.owner.host}:${this.owner.pid}:${this.owner.startedAt}`;
+    this.services = new Services(env, { owner: this.owner, maxSlots: config.concurrency, projectRoot });
+  }
+
+  /** Starts taking jobs; resolves when the worker has drained or lost Redis for good. */
+  async run(): Promise<WorkerEnd> {
+    const { Worker } = await import('bullmq');
+    this.redis = await connectRedis(this.config.redis);
+    this.queue = await openQueue(this.config.pool, this.redis);
+    const ended = new Promise<WorkerEnd>((resolve) => {
+      this.end = resolve;
+    });
+    this.worker = new Worker<JobData>(queueName(this.config.pool), (job, token) => this.process(job, token), {
+      connection: this.redis,
+      concurrency: this.config.concurrency,
+      lockDuration: this.config.lockMs,
+      stalledInterval: this.config.stalledIntervalMs,
+      maxStalledCount: this.config.maxStalled,
+    });
+    this.worker.on('error', () => {});
+    this.timer = setInterval(() => void this.tick(), tickMs);
+    return ended;
+  }
+
+  private async process(job: Job<JobData>, token: string | undefined): Promise<string> {
+    const { runId } = job.data;
+    const ledger = this.store.queueLedger();
+    const claim = await ledger.claim(runId, this.id, this.owner, Date.now(), this.config.lockMs);
+    if (claim.kind === 'duplicate') return 'duplicate';
+    if (claim.kind === 'held') {
+      // Another worker holds a live lease (it may be slow, or blocked): look again once it would have lapsed.
+      const { DelayedError } = await import('bullmq');
+      await job.moveToDelayed(claim.untilMs + 100, token);
+      throw new DelayedError();
+    }
+    const request = await this.requestOf(runId, claim.work as unknown as QueuedRequest);
+    const controller = new AbortController();
+    if (claim.cancelRequested) controller.abort();
+    this.running.set(runId, { epoch: claim.epoch, controller });
+    try {
+      await executeRun(request, {
+        store: this.store,
+        services: this.services,
+        owner: this.owner,
+        signal: controller.signal,
+        epoch: claim.epoch,
+        projectFiles: this.projectFiles,
+      });
+    } finally {
+      this.running.delete(runId);
+    }
+    void this.dispatchNow();
+    return controller.signal.reason === released ? 'released' : 'done';
+  }
+
+  /** The run as its submitter gave it, from the store alone: `${ENV}` in its targets resolves from this process. */
+  private async requestOf(runId: string, work: QueuedRequest): Promise<RunRequest> {
+    const run = await this.store.getRun(runId);
+    const instance = run && (await this.store.getInstance(run.instanceId));
+    if (!run || !instance) throw new Error(`run ${runId} is not in the store`);
+    return {
+      runId,
+      groupId: run.groupId,
+      instanceId: run.instanceId,
+      task: instance.spec as unknown as RunRequest['task'],
+      context: instance.context,
+      retries: work.retries,
+      metadata: run.metadata,
+      ...(run.target !== null ? { target: run.target } : {}),
+      ...(work.case ? { case: work.case } : {}),
+      ...(instance.startStep !== null ? { startStep: instance.startStep } : {}),
+    };
+  }
+
+  /**
+   * Dispatches are serialised fleet-wide (the pool's lock), so a burst of cases ending here makes one more
+   * dispatch after the one under way, not one each: it sees every slot they freed.
+   */
+  private dispatchNow(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return this.dispatching;
+    }
+    this.dispatching = (async () => {
+      do {
+        this.dispatchAgain = false;
+        if (!this.queue || this.draining) return;
+        this.lastDispatch = Date.now();
+        try {
+          await dispatch(this.store.queueLedger(), this.queue, this.config.pool);
+        } catch {
+          // Retried on the next tick; an unhandled rejection would take the worker down.
+        }
+      } while (this.dispatchAgain);
+    })().finally(() => {
+      this.dispatching = undefined;
+    });
+    return this.dispatching;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    const now = Date.now();
+    try {
+      this.watchRedis(now);
+      const ledger = this.store.queueLedger();
+      const ids = [...this.running.keys()];
+      const { held, cancel } = await ledger.renew(ids, this.id, now, this.config.lockMs);
+      // Taken over (this worker was blocked past its lease) or canceled: the execution stops; its commit is
+      // refused or records CANCELED.
+      for (const id of ids) if (!held.includes(id) || cancel.includes(id)) this.running.get(id)?.controller.abort();
+      if (now - this.lastDispatch >= dispatchEveryMs) await this.dispatchNow();
+      if (this.queue && now - this.lastReconcile >= this.config.stalledIntervalMs) {
+        this.lastReconcile = now;
+        await sendJobs(this.queue, await ledger.lost(this.config.pool, now, this.config.stalledIntervalMs));
+      }
+    } catch {
+      // The store or Redis is briefly out of reach: the next tick tries again.
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** A Redis connection that stays down past `redisDownExitMs` ends the worker, so a supervisor restarts it. */
+  private watchRedis(now: number): void {
+    const status = this.redis?.status;
+    if (status === 'ready') {
+      this.redisDownSince = undefined;
+      return;
+    }
+    this.redisDownSince ??= now;
+    if (status === 'end' || now - this.redisDownSince >= this.config.redisDownExitMs) this.end?.('redis_lost');
+  }
+
+  /**
+   * Stops taking jobs and lets running cases finish; after `drainTimeoutMs` gives them back to the queue at once
+   * (a new epoch fences the abandoned executions out) and sends their fresh jobs.
+   */
+  async drain(timeoutMs = this.config.drainTimeoutMs): Promise<void> {
+    this.draining = true;
+    const closing = this.worker?.close() ?? Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      closing.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      const ledger = this.store.queueLedger();
+      for (const [runId, r] of this.running) {
+        if (await ledger.release(runId, r.epoch)) r.controller.abort(released);
+        else r.controller.abort();
+      }
+      await closing;
+      this.draining = false;
+      await this.dispatchNow();
+    }
+    this.end?.('drained');
+  }
+
+  /** Aborts what still runs (each records its own end, if it still holds its epoch) and releases connections. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    for (const r of this.running.values()) r.controller.abort();
+    await this.worker?.close(true).catch(() => {});
+    await this.queue?.close().catch(() => {});
+    this.redis?.disconnect();
+    await this.services.workspaces.close();
+  }
+}

@@ -1,0 +1,374 @@
+// The queue runner end to end: `eval run` as the follower, `proctor worker` child processes, real Redis and
+// PostgreSQL, the fake model over HTTP. Leases and stalled checks are a few seconds so failover is quick.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliProcess, runCli, startCli } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { tempProject } from '../support/project.js';
+import { queueProject, redisProblem, startWorker } from '../support/queue-fleet.js';
+import { type BackendStore, storeBackends } from '../support/store-backends.js';
+
+const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
+const unavailable = postgres?.unavailable ?? (await redisProblem());
+
+interface Row {
+  key: string;
+  outcome: string;
+}
+
+describe.skipIf(unavailable !== undefined)(`queue runner across worker processes ${unavailable ?? ''}`, () => {
+  let server: FakeModelServer;
+  let db: BackendStore;
+  const workers: CliProcess[] = [];
+
+  beforeAll(async () => {
+    server = await startFakeModelServer({ modelLatencyMs: { a: 300, b: 300 } });
+    db = await (postgres as NonNullable<typeof postgres>).create();
+  });
+  afterAll(async () => {
+    await server.close();
+    await db.remove();
+  });
+  afterEach(async () => {
+    for (const w of workers.splice(0)) w.child.kill('SIGKILL');
+  });
+
+  const target = (model: string, extra = '') =>
+    `  - { label: ${model}, kind: openai, base_url: "${server.url}", model: ${model}, api_key: k${extra} }`;
+  const evalFile = (targets: string[], tests: string[]) => `
+targets:
+${targets.join('\n')}
+prompts: ["{{ q }}"]
+default_test:
+  assert: [{ type: contains, value: echo }]
+tests:
+${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
+`;
+  const fleet = async (project: Parameters<typeof startWorker>[0], n: number, args: string[] = []) => {
+    const started = await Promise.all(Array.from({ length: n }, () => startWorker(project, args)));
+    workers.push(...started);
+    return started;
+  };
+  const rows = (text: string): Row[] =>
+    text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+  const query = async <T>(sql: string): Promise<T[]> => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('holds the global and per-target caps across 3 workers, each case executed once, the bundle whole', async () => {
+    server.reset();
+    const tag = `caps${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a'), target('b', ', max_concurrency: 2')],
+          Array.from({ length: 10 }, (_, i) => `${tag}-${i}`),
+        ),
+      },
+    });
+    await fleet(project, 3, ['--concurrency', '4']);
+    const run = await runCli(['eval', 'run', '-j', '5', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.peakInFlight).toBe(5);
+    expect(server.peakInFlightFor('b')).toBe(2);
+    expect(server.countFor(tag)).toBe(20);
+    const bundle = rows(project.read('out/index.jsonl'));
+    expect(bundle).toHaveLength(20);
+    expect(new Set(bundle.map((r) => r.key)).size).toBe(20);
+    expect(JSON.parse(project.read('out/summary.json')).counts).toMatchObject({ total: 20, passed: 20 });
+    const executions = await query<{ executions: number; superseded: number }>(
+      `select executions, superseded from queue_runs where pool = '${project.pool}'`,
+    );
+    expect(executions).toHaveLength(20);
+    expect(executions.every((e) => e.executions === 1 && e.superseded === 0)).toBe(true);
+  });
+
+  /** The run executing the case whose prompt holds `text`, as the store has it now. */
+  const runFor = async (text: string) => {
+    const [run] = await query<{ run_id: string; status: string; pid: number | null }>(
+      `select r.run_id, r.status, r.owner_pid as pid from runs r join instances i on i.instance_id = r.instance_id
+        where i.spec like '%${text}%'`,
+    );
+    return run as { run_id: string; status: string; pid: number | null };
+  };
+  const executionsOf = async (runId: string) =>
+    (
+      await query<{ epoch: number; executions: number; superseded: number }>(
+        `select epoch, executions, superseded from queue_runs where run_id = '${runId}'`,
+      )
+    )[0];
+  const requestsFor = (text: string) => server.requests.filter((r) => r.prompt.includes(text));
+
+  it("re-runs a SIGKILLed worker's case on another worker within lock + stalled interval: one committed result", async () => {
+    server.reset();
+    const tag = `kill${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          [`${tag}-x [[hang times:1]]`, ...Array.from({ length: 5 }, (_, i) => `${tag}-${i}`)],
+        ),
+      },
+    });
+    // One case per worker: the killed worker held X alone, so every other case runs exactly once.
+    await fleet(project, 2, ['--concurrency', '1']);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId, pid } = await eventually(async () => {
+      const run = await runFor(`${tag}-x`);
+      return run.status === 'RUNNING' ? run : undefined;
+    });
+    const killedAt = Date.now();
+    process.kill(pid as number, 'SIGKILL');
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    const [, again] = requestsFor(`${tag}-x`);
+    // lock 3 s + stalled check 1 s, and a second of slack for the check's phase.
+    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
+    expect(requestsFor(`${tag}-x`)).toHaveLength(2);
+    for (let i = 0; i < 5; i++) expect(requestsFor(`${tag}-${i}`)).toHaveLength(1);
+    expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 0 });
+    const bundle = rows(project.read('out/index.jsonl'));
+    expect(bundle).toHaveLength(6);
+    expect(bundle.every((r) => r.outcome === 'passed')).toBe(true);
+  });
+
+  it("refuses a blocked worker's late commit once another worker has taken the case over", async () => {
+    server.reset();
+    const tag = `block${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:1500]]`]) },
+    });
+    const [blocked] = await fleet(project, 1);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    // A stopped process is a blocked event loop: it renews no lease and its lock lapses.
+    blocked?.child.kill('SIGSTOP');
+    try {
+      await fleet(project, 1);
+      const result = await follower.done;
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      blocked?.child.kill('SIGCONT');
+    }
+    // Its answer arrived while it was stopped: it finishes the case, and its commit is refused.
+    await eventually(async () => ((await executionsOf(runId))?.superseded === 1 ? true : undefined));
+    expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 1 });
+    expect((await runFor(`${tag}-x`)).status).toBe('COMPLETED');
+    const show = await runCli(['runs', 'show', runId], { cwd: project.dir });
+    expect(show.stdout).toMatch(/executions: 2 \(1 superseded\)/);
+  });
+
+  it('acknowledges a second delivery of a finished case without calling the target', async () => {
+    server.reset();
+    const tag = `dup${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x`]) },
+    });
+    await fleet(project, 1);
+    const run = await runCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    const { Queue } = await import('bullmq');
+    const queue = new Queue(`proctor-${project.pool}`, { connection: { host: '127.0.0.1', port: 6379 } });
+    try {
+      // Kept once finished, so its return value can be read here.
+      const job = await queue.add('case', { v: 1, runId }, { jobId: `again-${Date.now()}`, removeOnComplete: false });
+      const finished = await eventually(async () => {
+        const seen = await queue.getJob(job.id as string);
+        return seen?.finishedOn ? seen : undefined;
+      });
+      expect(finished.returnvalue).toBe('duplicate');
+      expect(finished.data).toEqual({ v: 1, runId });
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    expect(requestsFor(`${tag}-x`)).toHaveLength(1);
+    expect(await executionsOf(runId)).toEqual({ epoch: 1, executions: 1, superseded: 0 });
+  });
+
+  it('cancels from a third process and on Ctrl-C: queued cases never start, running ones abort within 2 s', async () => {
+    server.reset();
+    const tag = `cancel${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          Array.from({ length: 8 }, (_, i) => `${tag}-${i} [[hang]]`),
+        ),
+      },
+    });
+    await fleet(project, 2, ['--concurrency', '2']);
+    const follower = startCli(['eval', 'run', '-j', '4', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (server.inFlight === 4 ? true : undefined));
+    const [running] = await query<{ run_id: string }>(
+      `select run_id from runs r join queue_runs q using (run_id) where q.pool = '${project.pool}' and r.status = 'RUNNING' limit 1`,
+    );
+    const runId = (running as { run_id: string }).run_id;
+    const spec = (
+      await query<{ spec: string }>(
+        `select i.spec from runs r join instances i using (instance_id) where r.run_id = '${runId}'`,
+      )
+    )[0]?.spec as string;
+    const prompt = requestsFor(tag).find((r) => spec.includes(r.prompt.slice(0, r.prompt.indexOf(' '))));
+    const asked = Date.now();
+    const cancel = await runCli(['runs', 'cancel', runId], { cwd: project.dir });
+    expect(cancel.code, cancel.stdout + cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain('CANCELED');
+    expect((prompt?.endedAt ?? Number.POSITIVE_INFINITY) - asked).toBeLessThan(2000);
+    // Its slot went to the next queued case.
+    await eventually(async () => (requestsFor(tag).length === 5 && server.inFlight === 4 ? true : undefined));
+
+    const interrupted = Date.now();
+    follower.child.kill('SIGINT');
+    await eventually(async () => (server.inFlight === 0 ? true : undefined));
+    expect(Date.now() - interrupted).toBeLessThan(2000);
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(130);
+    const statuses = await query<{ status: string; n: number }>(
+      `select r.status, count(*)::int as n from runs r join queue_runs q using (run_id) where q.pool = '${project.pool}' group by r.status`,
+    );
+    expect(statuses).toEqual([{ status: 'CANCELED', n: 8 }]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(requestsFor(tag)).toHaveLength(5);
+  });
+
+  it('drains on SIGTERM: after --drain-timeout the running case goes back and restarts on another worker at once', async () => {
+    server.reset();
+    const tag = `drain${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      lockMs: 30_000,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:4000]]`]) },
+    });
+    const [first] = await fleet(project, 1, ['--drain-timeout', '1']);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    await fleet(project, 1);
+    const termAt = Date.now();
+    first?.child.kill('SIGTERM');
+    const exited = await first?.done;
+    expect(exited?.code, exited?.stderr).toBe(143);
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 2 ? true : undefined));
+    // Far below the 30 s lock: the release sent a fresh job instead of waiting for the lock to lapse.
+    expect((requestsFor(`${tag}-x`)[1]?.at as number) - termAt).toBeLessThan(1000 + 2000);
+    expect(requestsFor(`${tag}-x`)[0]?.endedAt).toBeDefined();
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    expect(await executionsOf(runId)).toMatchObject({ executions: 2, superseded: 0 });
+    expect(rows(project.read('out/index.jsonl'))).toHaveLength(1);
+  });
+
+  it('detaches (prints the run id, exit 0) and `runs follow` re-attaches until the run ends', async () => {
+    server.reset();
+    const tag = `detach${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-0`, `${tag}-1`, `${tag}-2`]) },
+    });
+    const detached = await runCli(['eval', 'run', '--detach', '-o', 'out'], { cwd: project.dir });
+    expect(detached.code, detached.stderr).toBe(0);
+    const groupId = detached.stdout.trim();
+    expect(detached.stderr).toContain(`proctor runs follow ${groupId}`);
+    expect(requestsFor(tag)).toHaveLength(0);
+    await fleet(project, 1, ['--concurrency', '3']);
+    const followed = await runCli(['runs', 'follow', groupId, '-q'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toContain(`${groupId}: 3/3 done · 3 passed`);
+    expect(rows(project.read('out/index.jsonl'))).toHaveLength(3);
+  });
+
+  it('runs `task run` through the workers unchanged, and refuses --keep it cannot honour (exit 2)', async () => {
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'hello.task.yaml': `
+id: hello
+steps:
+  - { id: say, type: exec, command: echo hello from a worker }
+  - { id: check, type: verify, verifier_id: v, input: say, assert: [{ type: contains, value: hello }] }
+`,
+      },
+    });
+    const kept = await runCli(['task', 'run', 'hello.task.yaml', '--keep'], { cwd: project.dir });
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toContain('--keep cannot be honoured by runner kind "queue"');
+    expect(kept.stderr).toContain('fix:');
+    await fleet(project, 1);
+    const run = await runCli(['task', 'run', 'hello.task.yaml', '--output-dir', 'out'], {
+      cwd: project.dir,
+      timeoutMs: 30_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hello from a worker');
+  });
+
+  it("fails a case with setup_failed naming the file when a worker's checkout differs from the submitter's", async () => {
+    const files = {
+      'agents/echo.js': 'process.stdout.write("echo: " + process.argv[2]);\n',
+      'a.eval.yaml': `targets:\n  - { label: agent, kind: cli, command: "node agents/echo.js {{ prompt }}" }\nprompts: [hi]\ntests: [{ id: one, assert: [{ type: contains, value: echo }] }]\n`,
+    };
+    const submitter = queueProject({ storeUrl: db.url, files });
+    const elsewhere = tempProject({
+      ...files,
+      'proctor.toml': submitter.read('proctor.toml'),
+      'agents/echo.js': 'process.stdout.write("changed: " + process.argv[2]);\n',
+    });
+    try {
+      await fleet(elsewhere, 1);
+      const run = await runCli(['eval', 'run', '-o', 'out'], { cwd: submitter.dir, timeoutMs: 30_000 });
+      expect(run.code, run.stderr).toBe(1);
+      const [row] = rows(submitter.read('out/index.jsonl')) as (Row & { error: { kind: string; message: string } })[];
+      expect(row?.outcome).toBe('error');
+      expect(row?.error.kind).toBe('setup_failed');
+      expect(row?.error.message).toContain('project file agents/echo.js differs');
+    } finally {
+      elsewhere.remove();
+    }
+  });
+
+  it('--rerun-failed and --resume work on queue runs as on local ones', async () => {
+    server.reset();
+    const tag = `rerun${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': `
+targets: [{ label: a, kind: openai, base_url: "${server.url}", model: a, api_key: k }]
+prompts: ["{{ q }}"]
+tests:
+  - { id: good, vars: { q: "${tag}-good" }, assert: [{ type: contains, value: echo }] }
+  - { id: bad, vars: { q: "${tag}-bad" }, assert: [{ type: contains, value: nowhere }] }
+`,
+      },
+    });
+    await fleet(project, 1);
+    const first = await runCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(first.code, first.stderr).toBe(1);
+    const rerun = await runCli(['eval', 'run', '--rerun-failed', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(requestsFor(`${tag}-good`)).toHaveLength(1);
+    expect(requestsFor(`${tag}-bad`)).toHaveLength(2);
+    const resumed = await runCli(['eval', 'run', '--resume', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+    expect(resumed.stderr).toContain('nothing to run');
+    expect(rows(project.read('out/index.jsonl'))).toHaveLength(3);
+  });
+});
