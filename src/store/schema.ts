@@ -172,4 +172,17 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .addColumn('committed_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('results_group').ifNotExists().on('results').columns(['group_id', 'seq']).execute();
+  // The explorer's case table keeps only each key's latest attempt (a probe by key) and filters by outcome.
+  await db.schema
+    .createIndex('results_group_key')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'case_key', 'seq'])
+    .execute();
+  await db.schema
+    .createIndex('results_group_outcome')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'outcome', 'seq'])
+    .execute();
 };
