@@ -66,7 +66,8 @@ export const guard =
       if (refused) return c.json({ error: refused.message }, refused.status);
     }
     await next();
-    c.header('Content-Security-Policy', contentSecurityPolicy);
+    // An artifact sets its own, stricter policy (sandbox).
+    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', contentSecurityPolicy);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
     c.header('X-Frame-Options', 'DENY');
