@@ -9,6 +9,7 @@ import { compareGroups } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
 import { startEvalRun } from './start-run.js';
+import { Summaries } from './summaries.js';
 
 export interface ApiDeps {
   store: Store;
@@ -32,19 +33,18 @@ const strings = (value: unknown): string[] | undefined =>
 /** The JSON API under /api/v1. Reads go to the store; starting and canceling go through the CLI's own paths. */
 export const api = ({ store, config, env, events }: ApiDeps): Hono => {
   const app = new Hono();
+  const summaries = new Summaries(store);
   app.use(async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   });
 
-  app.get('/runs', async (c) => c.json({ runs: await store.listGroups({ limit: runsShown }) }));
+  app.get('/runs', async (c) => c.json({ runs: await summaries.groups(runsShown) }));
 
   app.get('/runs/:group', async (c) => {
     const groupId = c.req.param('group');
-    const [summary] = await store.listGroups({ limit: 1, groupId });
-    if (!summary) return c.json({ error: `no run "${groupId}"` }, 404);
-    const [progress, facets] = await Promise.all([store.groupProgress(groupId), store.caseFacets(groupId)]);
-    return c.json({ summary, progress, facets });
+    const detail = await summaries.group(groupId);
+    return detail ? c.json(detail) : c.json({ error: `no run "${groupId}"` }, 404);
   });
 
   app.get('/runs/:group/matrix', async (c) => c.json({ cells: await store.caseMatrix(c.req.param('group'), 5000) }));
@@ -60,7 +60,7 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
     if (offset === undefined || limit === undefined)
       return c.json({ error: 'offset must be an integer ≥ 0 and limit an integer from 1 to 500' }, 400);
     const q = (name: string) => c.req.query(name) || undefined;
-    const page = await store.queryCases(c.req.param('group'), {
+    const page = await summaries.cases(c.req.param('group'), {
       offset,
       limit,
       ...(q('outcome') ? { outcome: q('outcome') } : {}),
@@ -121,10 +121,10 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
 
   app.get('/events', async (c) => {
     const group = c.req.query('group');
-    if (!group) return runsEvents(c, store, runsShown, events);
+    if (!group) return runsEvents(c, summaries, runsShown, events);
     const after = intParam(c.req.header('last-event-id') ?? c.req.query('after'), 0, 0, Number.MAX_SAFE_INTEGER);
     if (after === undefined) return c.json({ error: 'Last-Event-ID must be a result sequence number' }, 400);
-    return groupEvents(c, store, group, after, events);
+    return groupEvents(c, store, summaries, group, after, events);
   });
 
   app.post('/runs', async (c) => {

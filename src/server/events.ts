@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { Store, StoredResult } from '../store/store.js';
+import type { Summaries } from './summaries.js';
 
 const heartbeatMs = 15_000;
 const pageSize = 200;
@@ -33,16 +34,28 @@ const pollLoop = async (stream: SSEStreamingApi, options: EventOptions, poll: ()
  * durable: after a server restart a client resuming from `Last-Event-ID` gets exactly the commits after it.
  * `progress` is a snapshot of the group's counts (state, not a delta), sent whenever it changes.
  */
-export const groupEvents = (c: Context, store: Store, groupId: string, after: number, options: EventOptions) =>
+export const groupEvents = (
+  c: Context,
+  store: Store,
+  summaries: Summaries,
+  groupId: string,
+  after: number,
+  options: EventOptions,
+) =>
   streamSSE(c, async (stream) => {
     let cursor = after;
     let progress = '';
+    let settled = false;
     await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after }), retry: 1000 });
     await pollLoop(stream, options, async () => {
-      const now = JSON.stringify(await store.groupProgress(groupId));
-      if (now !== progress) {
-        progress = now;
-        await stream.writeSSE({ event: 'progress', data: now });
+      // Counting a big group is the costly read: once it has finished, its counts are final.
+      if (!settled) {
+        settled = !(await summaries.isLive(groupId));
+        const now = JSON.stringify(await store.groupProgress(groupId));
+        if (now !== progress) {
+          progress = now;
+          await stream.writeSSE({ event: 'progress', data: now });
+        }
       }
       const rows = await store.readResults(groupId, cursor, pageSize);
       for (const r of rows) {
@@ -54,11 +67,11 @@ export const groupEvents = (c: Context, store: Store, groupId: string, after: nu
   });
 
 /** The runs list's live feed: a fresh snapshot of the newest groups whenever one changes. */
-export const runsEvents = (c: Context, store: Store, limit: number, options: EventOptions) =>
+export const runsEvents = (c: Context, summaries: Summaries, limit: number, options: EventOptions) =>
   streamSSE(c, async (stream) => {
     let last = '';
     await pollLoop(stream, options, async () => {
-      const now = JSON.stringify(await store.listGroups({ limit }));
+      const now = JSON.stringify(await summaries.groups(limit));
       if (now !== last) {
         last = now;
         await stream.writeSSE({ event: 'runs', data: now });

@@ -8,7 +8,6 @@ export interface GroupSummary {
   groupId: string;
   /** `eval` when its runs are cases, else `task`. */
   kind: 'eval' | 'task';
-  taskId: string;
   total: number;
   queued: number;
   running: number;
@@ -34,6 +33,8 @@ export interface CaseQuery {
   q?: string;
   offset: number;
   limit: number;
+  /** Skip counting every match (the caller knows it): `total` is then -1. */
+  countless?: boolean;
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
@@ -134,7 +135,6 @@ export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSumm
     .selectFrom('runs')
     .select((eb) => [
       'groupId',
-      eb.fn.min('taskId').as('taskId'),
       eb.fn.countAll<number | string>().as('total'),
       eb.fn.count<number | string>('caseKey').as('cases'),
       countWhen(sql`status = 'QUEUED'`).as('queued'),
@@ -169,7 +169,6 @@ export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSumm
   return rows.map((r) => ({
     groupId: r.groupId,
     kind: Number(r.cases) > 0 ? 'eval' : 'task',
-    taskId: r.taskId,
     total: Number(r.total),
     queued: Number(r.queued),
     running: Number(r.running),
@@ -193,11 +192,13 @@ export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSumm
 export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Promise<CasePage> => {
   const where = casesWhere(groupId, query);
   const [count, rows] = await Promise.all([
-    db
-      .selectFrom('results')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where(where)
-      .executeTakeFirstOrThrow(),
+    query.countless
+      ? { n: -1 }
+      : db
+          .selectFrom('results')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where(where)
+          .executeTakeFirstOrThrow(),
     db
       .selectFrom('results')
       .select(['seq', 'runId', 'caseKey', 'attempt', 'target', 'evalPath', 'outcome', 'score', 'errorKind', 'row'])
@@ -290,15 +291,21 @@ export const caseFacets = async (db: Db, groupId: string): Promise<CaseFacets> =
         .orderBy(column)
         .execute()
     ).map((r) => String(r[column]));
-  const [targets, evals, errorKinds, last] = await Promise.all([
+  const [targets, evals, errorKinds, lastSeq] = await Promise.all([
     distinct('target'),
     distinct('evalPath'),
     distinct('errorKind'),
-    db
-      .selectFrom('results')
-      .select((eb) => eb.fn.max<number | string | null>('seq').as('seq'))
-      .where('groupId', '=', groupId)
-      .executeTakeFirst(),
+    lastResultSeq(db, groupId),
   ]);
-  return { targets, evals, errorKinds, lastSeq: Number(last?.seq ?? 0) };
+  return { targets, evals, errorKinds, lastSeq };
+};
+
+/** A group's last commit (0 before any): where a live follower starts, and what changes when anything does. */
+export const lastResultSeq = async (db: Db, groupId: string): Promise<number> => {
+  const last = await db
+    .selectFrom('results')
+    .select((eb) => eb.fn.max<number | string | null>('seq').as('seq'))
+    .where('groupId', '=', groupId)
+    .executeTakeFirst();
+  return Number(last?.seq ?? 0);
 };

@@ -513,4 +513,8 @@ export class KyselyStore implements Store {
   caseFacets(groupId: string): Promise<explorer.CaseFacets> {
     return this.reconnect.run(() => explorer.caseFacets(this.db, groupId));
   }
+
+  lastResultSeq(groupId: string): Promise<number> {
+    return this.reconnect.run(() => explorer.lastResultSeq(this.db, groupId));
+  }
 }

@@ -213,4 +213,5 @@ export interface Store {
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;
+  lastResultSeq(groupId: string): Promise<number>;
 }

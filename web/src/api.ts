@@ -8,6 +8,19 @@ export const getJson = async <T>(path: string): Promise<T> => {
   return body;
 };
 
+const early = new Map<string, Promise<unknown>>();
+
+/** Starts a read that a component mounted later takes over: a table's first page, fetched with its header. */
+export const prefetch = (path: string): void => {
+  early.set(path, getJson(path));
+};
+
+export const getPrefetched = <T>(path: string): Promise<T> => {
+  const started = early.get(path) as Promise<T> | undefined;
+  early.delete(path);
+  return started ?? getJson<T>(path);
+};
+
 export const postJson = async <T>(path: string, data: unknown): Promise<T> => {
   const res = await fetch(`/api/v1${path}`, {
     method: 'POST',
@@ -22,7 +35,6 @@ export const postJson = async <T>(path: string, data: unknown): Promise<T> => {
 export interface GroupSummary {
   groupId: string;
   kind: 'eval' | 'task';
-  taskId: string;
   total: number;
   queued: number;
   running: number;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type CaseRow, getJson } from './api.js';
+import { type CaseRow, getPrefetched } from './api.js';
 import { Outcome } from './bits.js';
 import { q, score } from './format.js';
 
@@ -16,6 +16,9 @@ const pageSize = 200;
 // Pages kept in memory (≤ 5,000 rows); the DOM holds only the rows in view.
 const keptPages = 25;
 const overscan = 8;
+
+export const casesPath = (group: string, filters: CaseFilters, page: number): string =>
+  `/runs/${encodeURIComponent(group)}/cases${q({ ...filters, offset: String(page * pageSize), limit: String(pageSize) })}`;
 
 interface Page {
   total: number;
@@ -35,8 +38,7 @@ export const CaseTable = ({ group, filters, version }: { group: string; filters:
   const load = (page: number, fresh = false) => {
     if (!fresh && (pages.current.has(page) || loading.current.has(page))) return;
     loading.current.add(page);
-    const query = q({ ...filters, offset: String(page * pageSize), limit: String(pageSize) });
-    getJson<Page>(`/runs/${encodeURIComponent(group)}/cases${query}`)
+    getPrefetched<Page>(casesPath(group, filters, page))
       .then((p) => {
         pages.current.delete(page);
         pages.current.set(page, p.rows);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type GroupSummary, getJson, isLive, type ProgressRow, postJson } from './api.js';
+import { type GroupSummary, getJson, isLive, type ProgressRow, postJson, prefetch } from './api.js';
 import { Loading, PassRate, Progress } from './bits.js';
-import { type CaseFilters, CaseTable } from './case-table.js';
+import { type CaseFilters, CaseTable, casesPath } from './case-table.js';
 import { duration, pct, q, when } from './format.js';
 import { Matrix } from './matrix.js';
 import { navigate } from './router.js';
@@ -39,11 +39,17 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
   useEffect(() => {
     let events: EventSource | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const refresh = () => getJson<RunDetail>(`/runs/${encodeURIComponent(group)}`).then(setDetail);
+    prefetch(casesPath(group, filters, 0));
+    const refresh = () =>
+      getJson<RunDetail>(`/runs/${encodeURIComponent(group)}`).then((d) => {
+        setDetail(d);
+        return d;
+      });
     refresh().then(
-      () => {
-        // Progress comes from the store as it changes; results commits are coalesced into one reload.
-        events = new EventSource(`/api/v1/events?group=${encodeURIComponent(group)}`);
+      (first) => {
+        // Progress comes from the store as it changes; commits after the ones just read are coalesced into one
+        // reload. The browser resumes from the last result id by itself when the stream drops.
+        events = new EventSource(`/api/v1/events?group=${encodeURIComponent(group)}&after=${first.facets.lastSeq}`);
         const soon = () => {
           timer ??= setTimeout(() => {
             timer = undefined;

@@ -19,7 +19,7 @@ export const RunsPage = () => {
     return () => events.close();
   }, []);
   if (!runs) return <Loading error={error} />;
-  const shown = runs.filter((r) => !text || `${r.groupId} ${r.taskId} ${r.targets.join(' ')}`.includes(text));
+  const shown = runs.filter((r) => !text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text));
   const toggle = (id: string) => setCompare((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id].slice(-2)));
   return (
     <section>

@@ -1,0 +1,66 @@
+import type { CaseFacets, CasePage, CaseQuery, GroupSummary } from '../store/explorer-reads.js';
+import type { ProgressRow, Store } from '../store/store.js';
+
+export interface GroupDetail {
+  summary: GroupSummary;
+  progress: ProgressRow[];
+  facets: CaseFacets;
+}
+
+const listTtlMs = 1000;
+const keptCounts = 500;
+
+/**
+ * Answers the explorer's aggregate reads (counts over a whole run, up to 100k rows each) from memory when the
+ * store cannot have changed them: a finished group never changes again (a terminal status is final), and a
+ * case count stays right while the group's last commit does. The SQLite driver is synchronous, so an aggregate
+ * repeated for every page load and every live client would stall the whole server.
+ */
+export class Summaries {
+  private list: { at: number; groups: Promise<GroupSummary[]> } | undefined;
+  private readonly finished = new Map<string, GroupDetail>();
+  private readonly counts = new Map<string, { lastSeq: number; total: number }>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The newest groups, shared by every client for a second. */
+  groups(limit: number): Promise<GroupSummary[]> {
+    if (!this.list || Date.now() - this.list.at > listTtlMs)
+      this.list = { at: Date.now(), groups: this.store.listGroups({ limit }) };
+    return this.list.groups;
+  }
+
+  async isLive(groupId: string): Promise<boolean> {
+    return (await this.store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 1 })).length > 0;
+  }
+
+  async group(groupId: string): Promise<GroupDetail | undefined> {
+    const kept = this.finished.get(groupId);
+    if (kept) return kept;
+    const live = await this.isLive(groupId);
+    const [summary] = await this.store.listGroups({ limit: 1, groupId });
+    if (!summary) return undefined;
+    const [progress, facets] = await Promise.all([this.store.groupProgress(groupId), this.store.caseFacets(groupId)]);
+    const detail = { summary, progress, facets };
+    // Checked before reading: a group that was finished then is finished in what was read.
+    if (!live) this.finished.set(groupId, detail);
+    return detail;
+  }
+
+  /** A page of cases; the count over all matching is reused while the group has no new commit. */
+  async cases(groupId: string, query: CaseQuery): Promise<CasePage> {
+    const { offset: _offset, limit: _limit, ...filters } = query;
+    const key = JSON.stringify([groupId, filters]);
+    const lastSeq = await this.store.lastResultSeq(groupId);
+    const known = this.counts.get(key);
+    if (known && known.lastSeq === lastSeq) {
+      const rows = await this.store.queryCases(groupId, { ...query, countless: true });
+      return { total: known.total, rows: rows.rows };
+    }
+    const page = await this.store.queryCases(groupId, query);
+    this.counts.delete(key);
+    this.counts.set(key, { lastSeq, total: page.total });
+    if (this.counts.size > keptCounts) this.counts.delete(this.counts.keys().next().value as string);
+    return page;
+  }
+}
