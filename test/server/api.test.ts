@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { runCli } from '../support/cli.js';
 import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } from '../support/explorer.js';
+import { startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { manyCases, seedGroup } from '../support/seed-results.js';
 
@@ -224,6 +225,51 @@ describe('proctor serve: live events', () => {
       expect(all).toEqual(stored);
     } finally {
       await s.stop();
+      p.remove();
+    }
+  });
+});
+
+describe('proctor serve: secrets', () => {
+  it('answers no API request with a secret the project resolved from the environment', async () => {
+    const secret = 'sk-explorer-secret-4711';
+    const model = await startFakeModelServer();
+    const p = tempProject({
+      'proctor.toml': '',
+      'evals/a.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${model.url}", model: m, api_key: "\${PROCTOR_TEST_KEY}" }]
+prompts: [hello]
+tests: [{ id: one }, { id: two }]
+`,
+    });
+    const env = { PROCTOR_TEST_KEY: secret };
+    try {
+      const ran = await runCli(['eval', 'run'], { cwd: p.dir, env });
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(model.requests[0]?.headers.authorization).toBe(`Bearer ${secret}`);
+      const s = await serveExplorer(p.dir, [], env);
+      try {
+        const body = async (path: string) => (await rawRequest(s.port, path)).body;
+        const { runs } = JSON.parse(await body('/api/v1/runs')) as { runs: { groupId: string }[] };
+        const group = runs[0]?.groupId as string;
+        const members = JSON.parse(await body(`/api/v1/runs/${group}/runs`)) as { runs: { runId: string }[] };
+        expect(members.runs).toHaveLength(2);
+        const task = await body(`/api/v1/tasks/${members.runs[0]?.runId}`);
+        expect(task).toContain('"journal"');
+        const answers = [
+          await body('/api/v1/runs'),
+          await body(`/api/v1/runs/${group}`),
+          await body(`/api/v1/runs/${group}/runs`),
+          await body(`/api/v1/runs/${group}/cases`),
+          await body('/api/v1/project'),
+          task,
+          await body(`/api/v1/tasks/${members.runs[1]?.runId}`),
+        ];
+        for (const a of answers) expect(a).not.toContain(secret);
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      await model.close();
       p.remove();
     }
   });

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
@@ -84,6 +86,17 @@ describe('proctor serve: a live eval run', () => {
     }, 20_000);
     expect(after.filter((r) => r.status === 'CANCELED').length).toBeGreaterThan(0);
     expect(after.filter((r) => r.status === 'COMPLETED').length).toBeLessThan(40);
+
+    // A case's task run: its steps and the journal the store recorded for them.
+    const finished = after.find((r) => r.status === 'COMPLETED');
+    await page.goto(`${served.url}tasks/${finished?.runId}`);
+    await page.getByText('Task run').waitFor();
+    expect(await page.locator('main').textContent()).toContain('COMPLETED');
+    expect(await page.locator('main details').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(tmpdir(), `proctor-explorer-task-${process.pid}.png`), fullPage: true });
+    await page.goto(served.url);
+    await page.locator(`tr[data-run="${group}"]`).waitFor();
+    await page.screenshot({ path: path.join(tmpdir(), `proctor-explorer-runs-${process.pid}.png`) });
     await page.close();
   });
 });

@@ -9,8 +9,12 @@ export interface ServedExplorer {
   stop(): Promise<void>;
 }
 
-export const serveExplorer = async (cwd: string, args: readonly string[] = []): Promise<ServedExplorer> => {
-  const cli = startCli(['serve', '--port', '0', ...args], { cwd, timeoutMs: 300_000 });
+export const serveExplorer = async (
+  cwd: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServedExplorer> => {
+  const cli = startCli(['serve', '--port', '0', ...args], { cwd, env, timeoutMs: 300_000 });
   await waitFor(() => /explorer on (http:\S+)/.test(cli.stdout()) || cli.child.exitCode !== null);
   const url = /explorer on (http:\S+)/.exec(cli.stdout())?.[1];
   if (!url) throw new Error(`serve did not start: ${cli.stderr()}`);
