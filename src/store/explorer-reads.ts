@@ -38,18 +38,11 @@ export interface CaseQuery {
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
-export interface CaseRow {
-  seq: number;
-  runId: string;
-  caseKey: string;
-  attempt: number;
-  target: string;
-  evalPath: string;
+export type CaseRow = Pick<StoredResult, 'seq' | 'runId' | 'caseKey' | 'attempt' | 'target' | 'evalPath' | 'row'> & {
   outcome: string;
   score: number | null;
   errorKind: string | null;
-  row: JsonObject;
-}
+};
 
 export interface CasePage {
   total: number;

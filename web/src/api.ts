@@ -1,3 +1,6 @@
+import type { IndexRow } from '../../src/bundle/row.js';
+import type { GroupSummary, CaseRow as StoredCaseRow } from '../../src/store/explorer-reads.js';
+
 // The one place the front end talks to the server: JSON reads, and mutations carrying the CSRF token.
 const csrf = (): string => document.querySelector('meta[name="proctor-csrf"]')?.getAttribute('content') ?? '';
 
@@ -32,53 +35,17 @@ export const postJson = async <T>(path: string, data: unknown): Promise<T> => {
   return body;
 };
 
-export interface GroupSummary {
-  groupId: string;
-  kind: 'eval' | 'task';
-  total: number;
-  queued: number;
-  running: number;
-  passed: number;
-  failed: number;
-  error: number;
-  canceled: number;
-  completed: number;
-  failedRuns: number;
-  targets: string[];
-  createdAt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-}
+// The server's own types: one definition of what crosses the wire (type-only, so nothing of src/ is bundled).
+export type { Comparison } from '../../src/bundle/compare.js';
+export type { AttemptView, Clipped } from '../../src/server/case-view.js';
+export type { GroupSummary, MatrixCell } from '../../src/store/explorer-reads.js';
+export type { ProgressRow } from '../../src/store/store.js';
 
-export interface ProgressRow {
-  target: string | null;
-  status: string;
-  outcome: string | null;
-  count: number;
-}
+/** A bundle row as the pages read it: any field may be missing from a row another version wrote. */
+export type RowView = Partial<IndexRow>;
 
-export interface CaseRow {
-  seq: number;
-  runId: string;
-  caseKey: string;
-  attempt: number;
-  target: string;
-  evalPath: string;
-  outcome: string;
-  score: number | null;
-  errorKind: string | null;
-  row: {
-    identity?: { eval: string; test: string; prompt: string; target: string; sample: number };
-    duration_ms?: number;
-    error?: { kind: string; message: string } | null;
-  };
-}
-
-export interface Clipped {
-  text: string;
-  length: number;
-  truncated: boolean;
-}
+/** A case table row; its bundle row typed for reading. */
+export type CaseRow = Omit<StoredCaseRow, 'row'> & { row: RowView };
 
 export const finished = (g: GroupSummary): number => g.total - g.queued - g.running;
 export const isLive = (g: GroupSummary): boolean => g.queued + g.running > 0;

@@ -1,34 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Clipped, getJson } from './api.js';
+import { type AttemptView, type Clipped, getJson, type RowView } from './api.js';
 import { Loading, Outcome } from './bits.js';
 import { score } from './format.js';
 
-interface Attempt {
-  seq: number;
-  runId: string;
-  attempt: number;
-  row: {
-    outcome?: string;
-    score?: number | null;
-    identity?: Record<string, unknown>;
-    error?: { kind: string; message: string } | null;
-    duration_ms?: number;
-    usage?: { input_tokens: number; output_tokens: number; cost_usd: number };
-    fingerprint?: string;
-  };
-  output: Clipped | null;
-  graders: { id: string; pass: boolean; score: number | null; reason: string }[];
-  steps: {
-    stepId: string;
-    status: string;
-    attempts: number;
-    error: unknown;
-    transcript: { role: string; content: Clipped; toolCalls: unknown }[];
-    output: Clipped;
-  }[];
-  journal: { seq: number; stepId: string; attempt: number; ops: unknown; createdAt: number }[];
-  artifacts: { name: string; size: number }[];
-}
+/** An attempt as the case page reads it: the server's view, its bundle row typed for reading. */
+type Attempt = Omit<AttemptView, 'row'> & { row: RowView };
 
 /** Text as text: every model or agent string on this page goes through here into a text node, never markup. */
 export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }) => (
@@ -96,7 +72,7 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
   }, [group, caseKey]);
   if (!attempts) return <Loading error={error} />;
   const a = attempts.find((x) => x.seq === chosen) ?? attempts[attempts.length - 1]!;
-  const id = a.row.identity ?? {};
+  const id: Partial<NonNullable<RowView['identity']>> = a.row.identity ?? {};
   return (
     <section>
       <p class="crumbs">

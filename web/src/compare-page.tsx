@@ -1,36 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Clipped, type GroupSummary, getJson } from './api.js';
+import { type Clipped, type Comparison, type GroupSummary, getJson } from './api.js';
 import { Loading, Outcome } from './bits.js';
 import { TextBlock } from './case-page.js';
 import { score } from './format.js';
 import { navigate } from './router.js';
 
-interface Side {
-  outcome: string;
-  score: number | null;
-}
-interface Change {
-  key: string;
-  identity: { eval: string; test: string; target: string };
-  base: Side | null;
-  head: Side | null;
-}
-interface Rate {
-  total: number;
-  passed: number;
-  pass_rate: number;
-}
-interface Comparison {
-  overall: { base: Rate | null; head: Rate | null; delta: number | null };
-  counts: Record<string, number>;
-  regressed: Change[];
-  fixed: Change[];
-  score_changed: Change[];
-  outcome_changed: Change[];
-  only_in_base: Change[];
-  only_in_head: Change[];
-  verdict: string;
-}
+type Change = Comparison['regressed'][number];
+type Rate = NonNullable<Comparison['overall']['base']>;
 
 const kinds = [
   ['regressed', 'Regressions'],

@@ -1,17 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getJson } from './api.js';
+import { type MatrixCell as Cell, getJson } from './api.js';
 import { score } from './format.js';
-
-interface Cell {
-  evalPath: string;
-  test: string;
-  target: string;
-  total: number;
-  passed: number;
-  failed: number;
-  error: number;
-  meanScore: number | null;
-}
 
 const shownTests = 200;
 
