@@ -4,7 +4,7 @@ import { runCli } from '../support/cli.js';
 import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
-import { manyCases, seedGroup } from '../support/seed-results.js';
+import { commitCases, manyCases, seedGroup } from '../support/seed-results.js';
 
 let project: TempProject;
 let served: ServedExplorer;
@@ -162,40 +162,15 @@ describe('proctor serve: live events', () => {
     const p = tempProject({ 'proctor.toml': '' });
     const file = p.path('.proctor/proctor.db');
     await seedGroup(file, 'live', manyCases(30));
-    const commit = async (from: number, n: number) => {
+    const commit = async (n: number) => {
       const store = await openSqliteStore(file);
-      const ids = Array.from({ length: n }, (_, i) => `live-new-${from + i}`);
-      await store.createRuns(
-        ids.map((runId) => ({
-          runId,
-          groupId: 'live',
-          taskId: 'eval',
-          instanceId: `i-${runId}`,
-          metadata: {},
-          spec: {},
-          context: {},
-        })),
-      );
-      for (const [i, runId] of ids.entries()) {
-        const key = `new${from + i}`;
-        const row = {
-          key,
-          outcome: 'passed',
-          score: 1,
-          group_id: 'live',
-          identity: { eval: 'e', test: key, prompt: 'p', target: 'alpha', sample: 0 },
-        };
-        await store.finishRun(
-          runId,
-          {
-            status: 'COMPLETED',
-            outcome: 'passed',
-            score: 1,
-            result: { caseKey: key, attempt: 1, target: 'alpha', evalPath: 'e', row, files: {} },
-          },
-          Date.now(),
-        );
-      }
+      const cases = Array.from({ length: n }, (_, i) => ({
+        key: `new${i}`,
+        test: `new${i}`,
+        target: 'alpha',
+        outcome: 'passed' as const,
+      }));
+      await commitCases(store, 'live', cases, 'live-new');
       await store.close();
     };
     let s = await serveExplorer(p.dir);
@@ -205,7 +180,7 @@ describe('proctor serve: live events', () => {
       const seen = first.filter((e) => e.event === 'result').map((e) => Number(e.id));
       expect(seen).toHaveLength(30);
       await s.stop();
-      await commit(0, 12);
+      await commit(12);
       s = await serveExplorer(p.dir);
       const lastId = String(seen.at(-1));
       const resumed = await readEvents(

@@ -1,5 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
+import type { JsonObject } from '../../src/records.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/store.js';
 
 /** A committed case to seed: enough of a bundle row and a result.json for every explorer page. */
 export interface SeedCase {
@@ -38,6 +40,72 @@ const resultFiles = (c: SeedCase): Record<string, string> => ({
   }),
 });
 
+const statusOf = (c: SeedCase) =>
+  c.outcome === 'canceled' ? 'CANCELED' : c.outcome === 'error' ? 'FAILED' : ('COMPLETED' as const);
+
+const evalPathOf = (c: SeedCase): string => c.evalPath ?? 'evals/seed.eval.yaml';
+
+/** The bundle row of a seeded case, as the engine writes it. */
+const rowOf = (c: SeedCase, runId: string, groupId: string, now: number) => {
+  const score = c.score === undefined ? (c.outcome === 'passed' ? 1 : 0) : c.score;
+  return {
+    schema: 'proctor.case/1',
+    identity: { eval: evalPathOf(c), test: c.test, prompt: 'p', target: c.target, sample: 0 },
+    key: c.key,
+    fingerprint: 'f',
+    outcome: c.outcome,
+    score,
+    error: c.errorKind ? { kind: c.errorKind, message: `seeded ${c.errorKind}`, retryable: false } : null,
+    attempts: 1,
+    duration_ms: 5,
+    usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0 },
+    run_id: runId,
+    group_id: groupId,
+    started_at: new Date(now).toISOString(),
+    finished_at: new Date(now).toISOString(),
+    artifacts: `cases/${c.key}/${c.attempt ?? 1}`,
+  };
+};
+
+/** Commits cases through the Store API, as the engine does: a run each, finished with its result. */
+export const commitCases = async (store: Store, groupId: string, cases: readonly SeedCase[], prefix: string) => {
+  const runIds = cases.map((_, i) => `${prefix}-${i}`);
+  await store.createRuns(
+    cases.map((c, i) => ({
+      runId: runIds[i] as string,
+      groupId,
+      target: c.target,
+      caseKey: c.key,
+      taskId: 'eval',
+      instanceId: `i-${runIds[i]}`,
+      metadata: {},
+      spec: {},
+      context: {},
+    })),
+  );
+  for (const [i, c] of cases.entries()) {
+    const runId = runIds[i] as string;
+    const row = rowOf(c, runId, groupId, Date.now());
+    await store.finishRun(
+      runId,
+      {
+        status: statusOf(c),
+        outcome: c.outcome,
+        ...(row.score === null ? {} : { score: row.score }),
+        result: {
+          caseKey: c.key,
+          attempt: c.attempt ?? 1,
+          target: c.target,
+          evalPath: row.identity.eval,
+          row: row as unknown as JsonObject,
+          files: resultFiles(c),
+        },
+      },
+      Date.now(),
+    );
+  }
+};
+
 /**
  * Seeds one eval run of committed cases into a SQLite store file in one transaction (100k in a few seconds):
  * a run row and a results row per case, as the engine commits them.
@@ -58,15 +126,13 @@ export const seedGroup = async (file: string, groupId: string, cases: Iterable<S
     let i = 0;
     for (const c of cases) {
       const runId = `${groupId}-${i++}`;
-      const evalPath = c.evalPath ?? 'evals/seed.eval.yaml';
-      const score = c.score === undefined ? (c.outcome === 'passed' ? 1 : 0) : c.score;
-      const error = c.errorKind ? { kind: c.errorKind, message: `seeded ${c.errorKind}`, retryable: false } : null;
-      const status = c.outcome === 'canceled' ? 'CANCELED' : c.outcome === 'error' ? 'FAILED' : 'COMPLETED';
+      const row = rowOf(c, runId, groupId, now);
+      const { score } = row;
       run.run(
         runId,
         groupId,
         `i-${runId}`,
-        status,
+        statusOf(c),
         c.target,
         c.key,
         c.outcome,
@@ -76,23 +142,6 @@ export const seedGroup = async (file: string, groupId: string, cases: Iterable<S
         now,
         now,
       );
-      const row = {
-        schema: 'proctor.case/1',
-        identity: { eval: evalPath, test: c.test, prompt: 'p', target: c.target, sample: 0 },
-        key: c.key,
-        fingerprint: 'f',
-        outcome: c.outcome,
-        score,
-        error,
-        attempts: 1,
-        duration_ms: 5,
-        usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0 },
-        run_id: runId,
-        group_id: groupId,
-        started_at: new Date(now).toISOString(),
-        finished_at: new Date(now).toISOString(),
-        artifacts: `cases/${c.key}/${c.attempt ?? 1}`,
-      };
       const files = JSON.stringify(resultFiles(c));
       result.run(
         runId,
@@ -100,7 +149,7 @@ export const seedGroup = async (file: string, groupId: string, cases: Iterable<S
         c.key,
         c.attempt ?? 1,
         c.target,
-        evalPath,
+        row.identity.eval,
         c.outcome,
         score,
         c.errorKind ?? null,
