@@ -54,8 +54,22 @@ export class Summaries {
     const lastSeq = await this.store.lastResultSeq(groupId);
     const known = this.counts.get(key);
     if (known && known.lastSeq === lastSeq) {
-      const rows = await this.store.queryCases(groupId, { ...query, countless: true });
-      return { total: known.total, rows: rows.rows };
+      const { total } = known;
+      // Past the middle, skipping from the end is shorter: the last page of 100k cases skips 0, not 99,800.
+      if (query.offset > total / 2) {
+        const limit = Math.max(0, Math.min(query.limit, total - query.offset));
+        const offset = Math.max(0, total - query.offset - limit);
+        const page = await this.store.queryCases(groupId, {
+          ...query,
+          offset,
+          limit,
+          countless: true,
+          descending: true,
+        });
+        return { total, rows: limit === 0 ? [] : page.rows.reverse() };
+      }
+      const page = await this.store.queryCases(groupId, { ...query, countless: true });
+      return { total, rows: page.rows };
     }
     const page = await this.store.queryCases(groupId, query);
     this.counts.delete(key);

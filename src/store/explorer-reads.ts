@@ -35,6 +35,8 @@ export interface CaseQuery {
   limit: number;
   /** Skip counting every match (the caller knows it): `total` is then -1. */
   countless?: boolean;
+  /** Newest commit first: a page near the end is read from the end instead of skipping all before it. */
+  descending?: boolean;
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
@@ -196,7 +198,7 @@ export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Pro
       .selectFrom('results')
       .select(['seq', 'runId', 'caseKey', 'attempt', 'target', 'evalPath', 'outcome', 'score', 'errorKind', 'row'])
       .where(where)
-      .orderBy('seq')
+      .orderBy('seq', query.descending ? 'desc' : 'asc')
       .limit(query.limit)
       .offset(query.offset)
       .execute(),

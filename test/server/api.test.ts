@@ -19,6 +19,16 @@ beforeAll(async () => {
     { key: 'r1', test: 'flaky', target: 'alpha', outcome: 'error', errorKind: 'timeout', attempt: 1 },
     { key: 'r1', test: 'flaky', target: 'alpha', outcome: 'passed', attempt: 2, output: '<b>final</b>' },
   ]);
+  await seedGroup(db(), 'g-huge', [
+    {
+      key: 'h1',
+      test: 'long',
+      target: 'alpha',
+      outcome: 'passed',
+      output: 'x'.repeat(10_000_000),
+      transcript: [{ role: 'assistant', content: 'y'.repeat(10_000_000) }],
+    },
+  ]);
   served = await serveExplorer(project.dir);
 });
 
@@ -26,6 +36,9 @@ afterAll(async () => {
   await served?.stop();
   project?.remove();
 });
+
+/** The keys manyCases gives cases `from` … `from + n - 1`. */
+const keys = (from: number, n: number) => Array.from({ length: n }, (_, i) => `k${String(from + i).padStart(6, '0')}`);
 
 interface CasePage {
   total: number;
@@ -42,12 +55,13 @@ describe('proctor serve: API', () => {
 
     const first = await get<CasePage>('/api/v1/runs/g-main/cases?limit=100');
     expect(first.total).toBe(1000);
-    expect(first.rows.map((r) => r.caseKey)).toEqual(
-      Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(6, '0')}`),
-    );
+    expect(first.rows.map((r) => r.caseKey)).toEqual(keys(0, 100));
     const last = await get<CasePage>('/api/v1/runs/g-main/cases?offset=990&limit=100');
-    expect(last.rows).toHaveLength(10);
-    expect(last.rows.at(-1)?.caseKey).toBe('k000999');
+    // Pages past the middle are read from the end: the same rows in the same order.
+    expect(last.rows.map((r) => r.caseKey)).toEqual(keys(990, 10));
+    const middle = await get<CasePage>('/api/v1/runs/g-main/cases?offset=600&limit=50');
+    expect([middle.total, middle.rows.map((r) => r.caseKey)]).toEqual([1000, keys(600, 50)]);
+    expect((await get<CasePage>('/api/v1/runs/g-main/cases?offset=1000&limit=50')).rows).toEqual([]);
 
     const failed = await get<CasePage>('/api/v1/runs/g-main/cases?outcome=failed&target=beta');
     expect(failed.total).toBe(failed.rows.length);
@@ -73,6 +87,23 @@ describe('proctor serve: API', () => {
     expect(page.attempts.map((a) => a.attempt)).toEqual([1, 2]);
     expect(page.attempts[1]?.output.text).toBe('<b>final</b>');
     expect(page.attempts[1]?.artifacts.map((a) => a.name)).toEqual(['result.json']);
+  });
+
+  it('sends the first part of a 10 MB output and transcript, and the whole only as a download', async () => {
+    const res = await rawRequest(served.port, '/api/v1/runs/g-huge/cases/h1');
+    expect(res.body.length).toBeLessThan(1_000_000);
+    const { attempts } = JSON.parse(res.body) as {
+      attempts: {
+        seq: number;
+        output: { length: number; truncated: boolean };
+        steps: { transcript: { content: { truncated: boolean } }[] }[];
+      }[];
+    };
+    expect(attempts[0]?.output).toMatchObject({ length: 10_000_000, truncated: true });
+    expect(attempts[0]?.steps[0]?.transcript[0]?.content.truncated).toBe(true);
+    const whole = await rawRequest(served.port, `/api/v1/artifacts/${attempts[0]?.seq}/result.json?download=1`);
+    expect(whole.headers['content-disposition']).toBe('attachment; filename="result.json"');
+    expect(whole.body.length).toBeGreaterThan(20_000_000);
   });
 
   it('serves artifacts by manifest name only: traversal, encoded slashes and absolute paths get 404', async () => {
