@@ -47,7 +47,7 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
     return detail ? c.json(detail) : c.json({ error: `no run "${groupId}"` }, 404);
   });
 
-  app.get('/runs/:group/matrix', async (c) => c.json({ cells: await store.caseMatrix(c.req.param('group'), 5000) }));
+  app.get('/runs/:group/matrix', async (c) => c.json({ cells: await summaries.matrix(c.req.param('group'), 5000) }));
 
   app.get('/runs/:group/runs', async (c) => {
     const runs = await store.listRuns({ groupId: c.req.param('group'), limit: 500 });

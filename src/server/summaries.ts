@@ -1,4 +1,4 @@
-import type { CaseFacets, CasePage, CaseQuery, GroupSummary } from '../store/explorer-reads.js';
+import type { CaseFacets, CasePage, CaseQuery, GroupSummary, MatrixCell } from '../store/explorer-reads.js';
 import type { ProgressRow, Store } from '../store/store.js';
 
 export interface GroupDetail {
@@ -8,7 +8,15 @@ export interface GroupDetail {
 }
 
 const listTtlMs = 1000;
-const keptCounts = 500;
+// Entries kept per cache: memory is bounded by these, never by how big a run is.
+const kept = 500;
+
+/** Sets `key` as the newest entry, dropping the oldest past the bound. */
+const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > kept) map.delete(map.keys().next().value as string);
+};
 
 /**
  * Answers the explorer's aggregate reads (counts over a whole run, up to 100k rows each) from memory when the
@@ -20,6 +28,7 @@ export class Summaries {
   private list: { at: number; groups: Promise<GroupSummary[]> } | undefined;
   private readonly finished = new Map<string, GroupDetail>();
   private readonly counts = new Map<string, { lastSeq: number; total: number }>();
+  private readonly matrices = new Map<string, MatrixCell[]>();
 
   constructor(private readonly store: Store) {}
 
@@ -35,16 +44,26 @@ export class Summaries {
   }
 
   async group(groupId: string): Promise<GroupDetail | undefined> {
-    const kept = this.finished.get(groupId);
-    if (kept) return kept;
+    const known = this.finished.get(groupId);
+    if (known) return known;
     const live = await this.isLive(groupId);
     const [summary] = await this.store.listGroups({ limit: 1, groupId });
     if (!summary) return undefined;
     const [progress, facets] = await Promise.all([this.store.groupProgress(groupId), this.store.caseFacets(groupId)]);
     const detail = { summary, progress, facets };
     // Checked before reading: a group that was finished then is finished in what was read.
-    if (!live) this.finished.set(groupId, detail);
+    if (!live) remember(this.finished, groupId, detail);
     return detail;
+  }
+
+  /** The test × target matrix (at most `limit` cells), kept once the group has finished. */
+  async matrix(groupId: string, limit: number): Promise<MatrixCell[]> {
+    const known = this.matrices.get(groupId);
+    if (known) return known;
+    const live = await this.isLive(groupId);
+    const cells = await this.store.caseMatrix(groupId, limit);
+    if (!live) remember(this.matrices, groupId, cells);
+    return cells;
   }
 
   /** A page of cases; the count over all matching is reused while the group has no new commit. */
@@ -72,9 +91,7 @@ export class Summaries {
       return { total, rows: page.rows };
     }
     const page = await this.store.queryCases(groupId, query);
-    this.counts.delete(key);
-    this.counts.set(key, { lastSeq, total: page.total });
-    if (this.counts.size > keptCounts) this.counts.delete(this.counts.keys().next().value as string);
+    remember(this.counts, key, { lastSeq, total: page.total });
     return page;
   }
 }

@@ -67,6 +67,11 @@ describe('proctor serve: API', () => {
     expect(failed.total).toBe(failed.rows.length);
     expect(failed.rows.every((r) => r.outcome === 'failed' && r.target === 'beta')).toBe(true);
     expect(failed.total).toBe([...manyCases(1000)].filter((c) => c.outcome === 'failed' && c.target === 'beta').length);
+    const { cells } = await get<{ cells: { test: string; target: string; total: number }[] }>(
+      '/api/v1/runs/g-main/matrix',
+    );
+    expect(cells).toHaveLength(1000);
+    expect(cells.every((c) => c.total === 1)).toBe(true);
     const errors = await get<CasePage>('/api/v1/runs/g-main/cases?error_kind=timeout');
     expect(errors.total).toBe(20);
     // Text search reaches the artifacts (the output lives in result.json), and % is literal.
