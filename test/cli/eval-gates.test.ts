@@ -30,7 +30,8 @@ tests:
 
 describe('eval run gates', () => {
   let project: TempProject;
-  const run = (...args: string[]) => runCli(['eval', 'run', 'a.eval.yaml', '-j', '1', ...args], { cwd: project.dir });
+  const run = (...args: string[]) =>
+    runCli(['eval', 'run', 'a.eval.yaml', '-j', '1', ...args], { cwd: project.dir });
 
   beforeEach(() => {
     project = tempProject({ 'a.eval.yaml': evalText, 'agent.cjs': agent });
@@ -59,11 +60,7 @@ describe('eval run gates', () => {
   });
 
   it('refuses a pass rule or a rate it cannot read, before running anything', async () => {
-    for (const args of [
-      ['--pass-rule', 'most'],
-      ['--pass-rule', '1.5'],
-      ['--fail-under', '2'],
-    ]) {
+    for (const args of [['--pass-rule', 'most'], ['--pass-rule', '1.5'], ['--fail-under', '2']]) {
       const result = await run(...args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toContain(args[1]);
