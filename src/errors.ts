@@ -9,6 +9,7 @@ export const errorKinds = [
   'setup_failed',
   'grader_error',
   'budget_exceeded',
+  'cassette_miss',
   'internal',
 ] as const;
 export type ErrorKind = (typeof errorKinds)[number];

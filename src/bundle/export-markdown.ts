@@ -2,7 +2,9 @@ import { caseName } from './case-name.js';
 import type { CaseChange, Comparison } from './compare.js';
 import type { Exporter, ExportSource } from './exporters.js';
 import { failures } from './failures.js';
+import { latestRows } from './latest-rows.js';
 import { skippedLinesWarning } from './reader.js';
+import { repeatedCases } from './repeats.js';
 import { buildSummary, digestIndex, type OutcomeCounts, type Summary } from './summary.js';
 
 // A CI summary is read, not searched: past this many failures a link to the bundle says the rest.
@@ -54,6 +56,19 @@ function* failureSection(dir: string, total: number): Generator<string> {
   if (total > listed) yield `\n…and ${total - listed} more: \`proctor results show ${dir} --failures\`\n`;
 }
 
+/** Cases whose repeated samples (`--repeat`) disagree, with their pass fraction. */
+const flakySection = (dir: string): string[] => {
+  const flaky = repeatedCases(latestRows(dir).rows, { kind: 'all' }).filter((c) => c.flaky);
+  if (flaky.length === 0) return [];
+  const shown = flaky
+    .slice(0, maxListed)
+    .map(
+      (c) => `- ${cell(caseName(c.identity))} · ${cell(c.identity.target)}: ${c.passed}/${c.samples} samples passed`,
+    );
+  const more = flaky.length > shown.length ? [`- …and ${flaky.length - shown.length} more`] : [];
+  return [`\n### Flaky (${flaky.length})\n`, ...shown, ...more];
+};
+
 const changeList = (title: string, changes: readonly CaseChange[]): string[] => {
   if (changes.length === 0) return [];
   const shown = changes.slice(0, maxListed).map((c) => {
@@ -85,6 +100,8 @@ export function* renderMarkdown(source: ExportSource, comparison?: Comparison): 
   yield `\n## ${mark} Proctor run ${cell(runId)}: ${countsLine(c)}\n\n`;
   yield `${targetTable(summary).join('\n')}\n`;
   yield* failureSection(dir, c.failed + c.error);
+  const flaky = flakySection(dir);
+  if (flaky.length) yield `${flaky.join('\n')}\n`;
   if (comparison) yield `${compareSection(comparison).join('\n')}\n`;
 }
 

@@ -3,12 +3,13 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { StepSpec } from '../engine/task.js';
 import type { ConfigReferences } from '../records.js';
+import { stableJson } from '../stable-json.js';
 import { type TargetKind, targets } from '../targets/registry.js';
 import { redactTargetConfig } from '../targets/secrets.js';
 import type { TargetDef } from '../targets/target.js';
 import { type Env, validationCopy } from './env.js';
 import { displayPath } from './files.js';
-import { fingerprintOf, stableJson } from './identity.js';
+import { fingerprintOf } from './identity.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
 
 const sha = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex').slice(0, 20);

@@ -7,6 +7,8 @@ export interface FixtureCase {
   test: string;
   outcome: Outcome;
   target?: string;
+  /** The identity's eval path (default `a.eval.yaml`). */
+  eval?: string;
   score?: number | null;
   error?: ErrorRecord | null;
   /** Written to the case's result.json with one failing grader reason, when given. */
@@ -38,7 +40,7 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
       });
     }
     writer.appendRow({
-      identity: { eval: 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
+      identity: { eval: c.eval ?? 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
       key,
       fingerprint: 'f',
       outcome: c.outcome,

@@ -1,38 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { forEachRowHead } from '../../src/bundle/reader.js';
-import { BundleWriter } from '../../src/bundle/writer.js';
-import { type TempProject, tempProject } from '../support/project.js';
+import { removeBundles, writeBundle } from './fixture.js';
 
-const projects: TempProject[] = [];
-afterAll(() => {
-  for (const p of projects) p.remove();
-});
+afterAll(removeBundles);
 
-const bundleOf = (evalPaths: readonly string[]): string => {
-  const project = tempProject();
-  projects.push(project);
-  const writer = new BundleWriter(project.path('bundle'));
-  evalPaths.forEach((path, i) => {
-    writer.appendRow({
-      identity: { eval: path, test: `t${i}`, prompt: 'p1', target: 'echo', sample: 0 },
-      key: `k${i}`,
-      fingerprint: 'f',
-      outcome: 'passed',
-      score: 1,
-      error: null,
-      attempts: 1,
-      durationMs: 1,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      runId: 'r',
-      groupId: 'g',
-      startedAt: 0,
-      finishedAt: 1,
-      artifacts: `cases/k${i}/1`,
-    });
-  });
-  writer.close();
-  return project.path('bundle');
-};
+const bundleOf = (evalPaths: readonly string[]): string =>
+  writeBundle(evalPaths.map((path, i) => ({ test: `t${i}`, outcome: 'passed', eval: path })));
 
 describe('forEachRowHead', () => {
   // The reader reuses the previous row's eval path when the bytes are the same: paths of one length, paths that

@@ -30,8 +30,7 @@ tests:
 
 describe('eval run gates', () => {
   let project: TempProject;
-  const run = (...args: string[]) =>
-    runCli(['eval', 'run', 'a.eval.yaml', '-j', '1', ...args], { cwd: project.dir });
+  const run = (...args: string[]) => runCli(['eval', 'run', 'a.eval.yaml', '-j', '1', ...args], { cwd: project.dir });
 
   beforeEach(() => {
     project = tempProject({ 'a.eval.yaml': evalText, 'agent.cjs': agent });
@@ -39,7 +38,13 @@ describe('eval run gates', () => {
   afterEach(() => project.remove());
 
   it('--repeat 3 reports the flaky case with its pass fraction; the pass rule decides the exit code', async () => {
-    const all = await run('--repeat', '3');
+    const all = await runCli(['eval', 'run', 'a.eval.yaml', '-j', '1', '--repeat', '3'], {
+      cwd: project.dir,
+      env: { GITHUB_STEP_SUMMARY: project.path('summary.md') },
+    });
+    expect(project.read('summary.md')).toMatch(
+      /### Flaky \(1\)\n+- a\.eval\.yaml · shaky · p1 · 0 · flip: 2\/3 samples passed/,
+    );
     expect(all.code).toBe(1);
     expect(all.stdout).toMatch(/flaky \(1\):\n\s+a\.eval\.yaml · shaky · p1 · flip\s+2\/3 passed/);
     expect(all.stdout).toContain('pass rule all: 3 of 4 case(s) pass');
@@ -60,7 +65,11 @@ describe('eval run gates', () => {
   });
 
   it('refuses a pass rule or a rate it cannot read, before running anything', async () => {
-    for (const args of [['--pass-rule', 'most'], ['--pass-rule', '1.5'], ['--fail-under', '2']]) {
+    for (const args of [
+      ['--pass-rule', 'most'],
+      ['--pass-rule', '1.5'],
+      ['--fail-under', '2'],
+    ]) {
       const result = await run(...args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toContain(args[1]);

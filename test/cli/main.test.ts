@@ -56,7 +56,7 @@ describe('the CLI at its edges', () => {
     // Far more than a pipe holds, so the CLI is still writing when `head` goes away.
     project = tempProject({ 'out/index.jsonl': bundleIndex(3000) });
     const run = await pipedToHead(['results', 'show', 'out'], project.dir);
-    expect(run.head).toMatch(/^case\s+outcome/);
+    expect(run.head).toMatch(/^bundle: .*out\n$/);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
   });

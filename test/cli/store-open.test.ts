@@ -78,7 +78,7 @@ describe.skipIf(!postgres || postgres.unavailable)(
       // The backend created its tables: drop them, so any open by the CLI would show.
       const lobby = await pgClient(db.url);
       try {
-        await lobby.query('drop table runs, instances, journal');
+        await lobby.query('drop table runs, instances, journal, results');
         project = tempProject({
           'proctor.toml': `[runner]\nkind = "queue"\n[store]\nurl = "${db.url}"\n`,
           'a.eval.yaml': evalFile,
