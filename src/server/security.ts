@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { hostname, networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 
@@ -16,10 +17,20 @@ const loopbackNames = ['127.0.0.1', 'localhost', '[::1]'];
 
 export const isLoopback = (host: string): boolean => host === '::1' || loopbackNames.includes(host);
 
-/** The Host values a server bound to `host`:`port` answers to: its loopback names, and the bound name. */
+const wildcards = ['0.0.0.0', '::'];
+
+/**
+ * The Host values a server bound to `host`:`port` answers to: its loopback names and the bound name; bound to
+ * every interface, also this machine's name and each interface's address (what other machines will type).
+ */
 export const allowedHosts = (host: string, port: number): Set<string> => {
   const names = new Set(loopbackNames);
-  if (!isLoopback(host)) names.add(host.includes(':') ? `[${host}]` : host);
+  const add = (name: string) => names.add(name.includes(':') ? `[${name}]` : name);
+  if (!isLoopback(host)) add(host);
+  if (wildcards.includes(host)) {
+    add(hostname());
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) add(a.address);
+  }
   return new Set([...names].map((n) => `${n.toLowerCase()}:${port}`));
 };
 

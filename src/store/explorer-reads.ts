@@ -275,24 +275,24 @@ export interface CaseFacets {
 }
 
 export const caseFacets = async (db: Db, groupId: string): Promise<CaseFacets> => {
-  const distinct = async (column: 'target' | 'evalPath' | 'errorKind'): Promise<string[]> =>
-    (
-      await db
-        .selectFrom('results')
-        .select(column)
-        .distinct()
-        .where('groupId', '=', groupId)
-        .where(column, 'is not', null)
-        .orderBy(column)
-        .execute()
-    ).map((r) => String(r[column]));
-  const [targets, evals, errorKinds, lastSeq] = await Promise.all([
-    distinct('target'),
-    distinct('evalPath'),
-    distinct('errorKind'),
+  // One pass over the covering filter index for all three lists: the combinations are few, the rows many.
+  const [combos, lastSeq] = await Promise.all([
+    db
+      .selectFrom('results')
+      .select(['target', 'evalPath', 'errorKind'])
+      .distinct()
+      .where('groupId', '=', groupId)
+      .execute(),
     lastResultSeq(db, groupId),
   ]);
-  return { targets, evals, errorKinds, lastSeq };
+  const sorted = (values: (string | null)[]): string[] =>
+    [...new Set(values.filter((v): v is string => v !== null))].sort();
+  return {
+    targets: sorted(combos.map((c) => c.target)),
+    evals: sorted(combos.map((c) => c.evalPath)),
+    errorKinds: sorted(combos.map((c) => c.errorKind)),
+    lastSeq,
+  };
 };
 
 /** A group's last commit (0 before any): where a live follower starts, and what changes when anything does. */

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { runCli } from '../support/cli.js';
@@ -187,6 +188,13 @@ describe('proctor serve: API', () => {
       const authed = await rawRequest(open.port, '/api/v1/runs', { headers: { authorization: 'Bearer s3cret-token' } });
       expect(authed.status).toBe(200);
       expect(authed.body).not.toContain('s3cret-token');
+      // Bound to every interface, it answers to this machine's name (what another machine types), still only with the token.
+      const named = { host: `${hostname()}:${open.port}` };
+      expect((await rawRequest(open.port, '/api/v1/runs', { headers: named })).status).toBe(401);
+      const byName = await rawRequest(open.port, '/api/v1/runs', {
+        headers: { ...named, authorization: 'Bearer s3cret-token' },
+      });
+      expect(byName.status).toBe(200);
     } finally {
       await open.stop();
     }

@@ -18,7 +18,7 @@ export const Progress = ({ g }: { g: GroupSummary }) => {
         <span class="canceled" style={part(g.canceled)} />
       </div>
       <span class="progress-text" data-testid="progress">
-        {done}/{g.total} {isLive(g) ? 'running' : 'done'}
+        {done}/{g.total} {isLive(g) ? 'running' : g.canceled ? 'canceled' : 'done'}
       </span>
     </div>
   );

@@ -68,8 +68,6 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
     };
   }, [group]);
 
-  if (!detail) return <Loading error={error} />;
-  const { summary: g, facets } = detail;
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(query);
     if (value) next.set(name, value);
@@ -84,8 +82,8 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
       setError((e as Error).message);
     }
   };
-  return (
-    <section>
+  const header = ({ summary: g, progress }: RunDetail) => (
+    <>
       <div class="toolbar">
         <h1>
           <span class="muted">Run</span> <span class="mono">{g.groupId}</span>
@@ -137,7 +135,7 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
           </tr>
         </thead>
         <tbody>
-          {perTarget(detail.progress).map(([t, c]) => (
+          {perTarget(progress).map(([t, c]) => (
             <tr key={t}>
               <td>{t}</td>
               <td class="num">{c.total ?? 0}</td>
@@ -151,45 +149,56 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
           ))}
         </tbody>
       </table>
-      {g.kind === 'task' ? (
+    </>
+  );
+  const controls = (facets: RunDetail['facets']) => (
+    <>
+      <Matrix group={group} version={version} />
+      <h2>Cases</h2>
+      <div class="filters">
+        <select
+          value={filters.outcome ?? ''}
+          onChange={(e) => setFilter('outcome', e.currentTarget.value)}
+          aria-label="outcome"
+        >
+          <option value="">any outcome</option>
+          {['passed', 'failed', 'error', 'canceled'].map((o) => (
+            <option key={o}>{o}</option>
+          ))}
+        </select>
+        <Choice name="target" label="any target" values={facets.targets} value={filters.target} set={setFilter} />
+        <Choice name="eval" label="any eval" values={facets.evals} value={filters.eval} set={setFilter} />
+        <Choice
+          name="error_kind"
+          label="any error"
+          values={facets.errorKinds}
+          value={filters.error_kind}
+          set={setFilter}
+        />
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setFilter('q', text);
+          }}
+        >
+          <input
+            placeholder="Search output, transcript, row…"
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        </form>
+      </div>
+    </>
+  );
+  return (
+    <section>
+      {detail ? header(detail) : <Loading error={error} />}
+      {detail?.summary.kind === 'task' ? (
         <TaskRuns group={group} version={version} />
       ) : (
         <>
-          <Matrix group={group} version={version} />
-          <h2>Cases</h2>
-          <div class="filters">
-            <select
-              value={filters.outcome ?? ''}
-              onChange={(e) => setFilter('outcome', e.currentTarget.value)}
-              aria-label="outcome"
-            >
-              <option value="">any outcome</option>
-              {['passed', 'failed', 'error', 'canceled'].map((o) => (
-                <option key={o}>{o}</option>
-              ))}
-            </select>
-            <Choice name="target" label="any target" values={facets.targets} value={filters.target} set={setFilter} />
-            <Choice name="eval" label="any eval" values={facets.evals} value={filters.eval} set={setFilter} />
-            <Choice
-              name="error_kind"
-              label="any error"
-              values={facets.errorKinds}
-              value={filters.error_kind}
-              set={setFilter}
-            />
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                setFilter('q', text);
-              }}
-            >
-              <input
-                placeholder="Search output, transcript, row…"
-                value={text}
-                onInput={(e) => setText(e.currentTarget.value)}
-              />
-            </form>
-          </div>
+          {detail && controls(detail.facets)}
+          {/* Mounted at once, not after the header: the first page is fetched alongside the counts. */}
           <CaseTable group={group} filters={filters} version={version} />
         </>
       )}
