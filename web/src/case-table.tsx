@@ -16,6 +16,7 @@ const pageSize = 200;
 // Pages kept in memory (≤ 5,000 rows); the DOM holds only the rows in view.
 const keptPages = 25;
 const overscan = 8;
+const scrollRestMs = 60;
 
 export const casesPath = (group: string, filters: CaseFilters, page: number): string =>
   `/runs/${encodeURIComponent(group)}/cases${q({ ...filters, offset: String(page * pageSize), limit: String(pageSize) })}`;
@@ -66,8 +67,14 @@ export const CaseTable = ({ group, filters, version }: { group: string; filters:
   const first = Math.max(0, Math.floor(view.top / rowHeight) - overscan);
   const count = total ?? 0;
   const last = Math.min(count, Math.ceil((view.top + view.height) / rowHeight) + overscan);
-  for (let p = Math.floor(first / pageSize); p <= Math.floor(Math.max(first, last - 1) / pageSize); p++)
-    if (p * pageSize < count) load(p);
+  // Pages load once scrolling rests: an End or a fling passes thousands of rows nobody looks at.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      for (let p = Math.floor(first / pageSize); p <= Math.floor(Math.max(first, last - 1) / pageSize); p++)
+        if (p * pageSize < count) load(p);
+    }, scrollRestMs);
+    return () => clearTimeout(timer);
+  });
 
   const rows = [];
   for (let i = first; i < last; i++) {
