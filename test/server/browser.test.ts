@@ -82,6 +82,7 @@ describe('proctor serve in Chromium', () => {
     // The goal is < 1 s (bench/explorer.ts measures it on a quiet machine: ~0.6 s cold, ~0.25 s warm). Inside the
     // whole suite, on 2 shared cores, the same cold paint was measured at 1.5–1.8 s: the slack is for that.
     expect(paintMs).toBeLessThan(3000);
+    await page.locator('[data-testid=targets]').waitFor();
     await page.screenshot({ path: path.join(shots, 'run.png') });
     await page.locator('[data-testid=case-table]').focus();
     await page.keyboard.press('End');
