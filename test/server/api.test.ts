@@ -168,6 +168,16 @@ describe('proctor serve: API', () => {
     const ok = await post({ ...foreign, origin: `http://127.0.0.1:${served.port}`, 'sec-fetch-site': 'same-origin' });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toEqual({ requested: 0 });
+    // A run starts only from eval files the project offers, never from a path the client names.
+    const start = (body: unknown) =>
+      rawRequest(served.port, '/api/v1/runs', { method: 'POST', headers: foreign, body: JSON.stringify(body) });
+    const outside = await start({ evals: ['../../etc/x.eval.yaml'] });
+    expect([outside.status, JSON.parse(outside.body).error]).toEqual([
+      400,
+      'not an eval file of this project: ../../etc/x.eval.yaml',
+    ]);
+    expect((await start({ evals: [] })).status).toBe(400);
+    expect((await start({ evals: 'a' })).status).toBe(400);
   });
 
   it('sends a strict CSP and no-store on the API', async () => {
