@@ -30,6 +30,8 @@ const isRetryable = (kind: ErrorKind): boolean => retryableKinds.has(kind);
 export interface ErrorDetail {
   retryAfterMs?: number;
   cause?: unknown;
+  /** What the failed operation had done, kept as its step's output (a verify step's judge calls and their spend). */
+  output?: unknown;
 }
 
 /** An error leaving a target, grader, step or workspace, classified where the fact is known. */

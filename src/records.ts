@@ -11,19 +11,39 @@ export interface CaseIdentity {
 
 export type Outcome = 'passed' | 'failed' | 'error' | 'canceled';
 
+/**
+ * Tokens and cost of one call or a sum of calls. `inputTokens` includes cache reads and writes; `outputTokens`
+ * includes reasoning. `costUsd` is null when a billed model has no known price: never a guess.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
-  costUsd: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  costUsd: number | null;
 }
 
 export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
-export const addUsage = (a: Usage, b: Usage): Usage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-  costUsd: a.costUsd + b.costUsd,
-});
+const addOptional = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+
+/** A sum whose cost is unknown (null) as soon as one part's is: a partial total would read as the whole. */
+export const addUsage = (a: Usage, b: Usage): Usage => {
+  const out: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    costUsd: a.costUsd === null || b.costUsd === null ? null : a.costUsd + b.costUsd,
+  };
+  const cacheRead = addOptional(a.cacheReadTokens, b.cacheReadTokens);
+  const cacheWrite = addOptional(a.cacheWriteTokens, b.cacheWriteTokens);
+  const reasoning = addOptional(a.reasoningTokens, b.reasoningTokens);
+  if (cacheRead !== undefined) out.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite;
+  if (reasoning !== undefined) out.reasoningTokens = reasoning;
+  return out;
+};
 
 export interface Message {
   role: 'system' | 'user' | 'assistant' | 'tool';

@@ -18,6 +18,7 @@ const header = [
   'input_tokens',
   'output_tokens',
   'cost_usd',
+  'judge_cost_usd',
   'key',
   'run_id',
   'artifacts',
@@ -48,6 +49,8 @@ const cells = (dir: string, row: IndexRow): (string | number | null)[] => [
   row.usage.input_tokens,
   row.usage.output_tokens,
   row.usage.cost_usd,
+  // Empty when no judge graded the case; an unknown cost (null) is empty too, never 0.
+  row.usage.judge?.cost_usd ?? null,
   row.key,
   row.run_id,
   row.artifacts,

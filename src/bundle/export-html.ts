@@ -4,8 +4,8 @@ import { caseName } from './case-name.js';
 import type { Exporter } from './exporters.js';
 import { html } from './markup.js';
 import { skippedLinesWarning } from './reader.js';
-import type { IndexRow } from './row.js';
-import { buildSummary, digestIndex, type OutcomeCounts, type Summary } from './summary.js';
+import type { IndexRow, UsageRow } from './row.js';
+import { buildSummary, digestIndex, formatUsd, type OutcomeCounts, type Summary } from './summary.js';
 
 // A page with a megabyte per case would not open; the full output stays in the bundle's artifacts.
 const maxOutputChars = 20_000;
@@ -34,13 +34,17 @@ const countCells = (c: OutcomeCounts): string =>
   [c.total, c.passed, c.failed, c.error, c.canceled].map((n) => `<td>${n}</td>`).join('') +
   `<td>${pct(c.pass_rate)}</td>`;
 
+/** Target spend and judge spend, apart. */
+const costCells = (u: { usage: UsageRow; judge_usage?: UsageRow }): string =>
+  `<td>${formatUsd(u.usage)}</td><td>${formatUsd(u.judge_usage)}</td>`;
+
 const summaryTable = (s: Summary): string => {
   const rows = s.targets.map(
     (t) =>
-      `<tr><td>${html(t.target)}</td>${countCells(t)}<td>${t.mean_score === null ? '-' : t.mean_score.toFixed(3)}</td><td>${t.duration_ms.p50}</td></tr>`,
+      `<tr><td>${html(t.target)}</td>${countCells(t)}<td>${t.mean_score === null ? '-' : t.mean_score.toFixed(3)}</td><td>${t.duration_ms.p50}</td>${costCells(t)}</tr>`,
   );
-  rows.push(`<tr><th>all</th>${countCells(s.counts)}<td></td><td>${s.duration_ms.p50}</td></tr>`);
-  return `<table><thead><tr><th>target</th><th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>canceled</th><th>pass rate</th><th>score</th><th>p50 ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  rows.push(`<tr><th>all</th>${countCells(s.counts)}<td></td><td>${s.duration_ms.p50}</td>${costCells(s)}</tr>`);
+  return `<table><thead><tr><th>target</th><th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>canceled</th><th>pass rate</th><th>score</th><th>p50 ms</th><th>cost $</th><th>judge $</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 };
 
 const filters = (counts: OutcomeCounts): string =>

@@ -5,7 +5,7 @@ import { failures } from './failures.js';
 import { latestRows } from './latest-rows.js';
 import { skippedLinesWarning } from './reader.js';
 import { repeatedCases } from './repeats.js';
-import { buildSummary, digestIndex, type OutcomeCounts, type Summary } from './summary.js';
+import { buildSummary, digestIndex, formatUsd, type OutcomeCounts, type Summary } from './summary.js';
 
 // A CI summary is read, not searched: past this many failures a link to the bundle says the rest.
 const maxListed = 50;
@@ -25,8 +25,19 @@ const countsLine = (c: OutcomeCounts): string =>
   (c.canceled ? `, ${c.canceled} canceled` : '');
 
 const targetTable = (s: Summary): string[] => [
-  row(['target', 'passed', 'failed', 'error', 'canceled', 'pass rate', 'mean score', 'p50 ms', 'cost USD']),
-  row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+  row([
+    'target',
+    'passed',
+    'failed',
+    'error',
+    'canceled',
+    'pass rate',
+    'mean score',
+    'p50 ms',
+    'cost USD',
+    'judge USD',
+  ]),
+  row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ...s.targets.map((t) =>
     row([
       cell(t.target),
@@ -37,7 +48,8 @@ const targetTable = (s: Summary): string[] => [
       pct(t.pass_rate),
       t.mean_score === null ? '-' : t.mean_score.toFixed(3),
       String(t.duration_ms.p50),
-      t.usage.cost_usd.toFixed(4),
+      formatUsd(t.usage),
+      formatUsd(t.judge_usage),
     ]),
   ),
 ];

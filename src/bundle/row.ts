@@ -13,14 +13,46 @@ export interface CaseResult {
   error: ErrorRecord | null;
   attempts: number;
   durationMs: number;
+  /** The target's calls. */
   usage: Usage;
+  /** The judges' calls, kept apart from the target's spend. */
+  judgeUsage?: Usage;
   runId: string;
   groupId: string;
   startedAt: number;
   finishedAt: number;
   /** Bundle-relative folder of the artifacts, POSIX. */
   artifacts: string;
+  /** Set on a row that graded a stored output again: where that output came from. */
+  regrade?: RegradeSource;
 }
+
+/** The provenance of a regraded row: the bundle, run and artifacts of the output it graded. */
+export interface RegradeSource {
+  source_bundle: string;
+  source_run: string;
+  source_artifacts: string;
+}
+
+/** Usage as the bundle spells it. Optional token kinds appear only when the provider reported them. */
+export interface UsageRow {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+  /** Null when a billed model has no known price. */
+  cost_usd: number | null;
+}
+
+export const toUsageRow = (u: Usage): UsageRow => ({
+  input_tokens: u.inputTokens,
+  output_tokens: u.outputTokens,
+  ...(u.cacheReadTokens !== undefined ? { cache_read_tokens: u.cacheReadTokens } : {}),
+  ...(u.cacheWriteTokens !== undefined ? { cache_write_tokens: u.cacheWriteTokens } : {}),
+  ...(u.reasoningTokens !== undefined ? { reasoning_tokens: u.reasoningTokens } : {}),
+  cost_usd: u.costUsd,
+});
 
 /** One line of index.jsonl. Field names are the bundle's contract: snake_case, read by jq and pandas. */
 export interface IndexRow {
@@ -33,12 +65,14 @@ export interface IndexRow {
   error: ErrorRecord | null;
   attempts: number;
   duration_ms: number;
-  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  /** The target's usage; `judge` is the judges' (absent when no judge graded the case). */
+  usage: UsageRow & { judge?: UsageRow };
   run_id: string;
   group_id: string;
   started_at: string;
   finished_at: string;
   artifacts: string;
+  regrade?: RegradeSource;
 }
 
 export const toIndexRow = (r: CaseResult): IndexRow => ({
@@ -51,12 +85,13 @@ export const toIndexRow = (r: CaseResult): IndexRow => ({
   error: r.error,
   attempts: r.attempts,
   duration_ms: r.durationMs,
-  usage: { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens, cost_usd: r.usage.costUsd },
+  usage: { ...toUsageRow(r.usage), ...(r.judgeUsage ? { judge: toUsageRow(r.judgeUsage) } : {}) },
   run_id: r.runId,
   group_id: r.groupId,
   started_at: new Date(r.startedAt).toISOString(),
   finished_at: new Date(r.finishedAt).toISOString(),
   artifacts: r.artifacts,
+  ...(r.regrade ? { regrade: r.regrade } : {}),
 });
 
 /** A line of index.jsonl as a row, or undefined when it is not one (not JSON, or torn by a crash mid-write). */

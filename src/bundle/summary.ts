@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Outcome } from '../records.js';
 import { writeFileAtomic } from './atomic.js';
 import { readLatest, rowsOf } from './latest-rows.js';
-import type { IndexRow } from './row.js';
+import type { IndexRow, UsageRow } from './row.js';
 import { summaryFile } from './writer.js';
 
 export interface OutcomeCounts {
@@ -19,7 +19,9 @@ export interface TargetSummary extends OutcomeCounts {
   target: string;
   mean_score: number | null;
   duration_ms: { mean: number; p50: number; p95: number };
-  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  usage: UsageRow;
+  /** What judges spent grading this target's cases: apart from the target's own spend. */
+  judge_usage: UsageRow;
 }
 
 /** summary.json: always rebuilt from the latest row per key, so it is right after any mix of runs and reruns. */
@@ -29,7 +31,8 @@ export interface Summary {
   updated_at: string;
   counts: OutcomeCounts;
   targets: TargetSummary[];
-  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  usage: UsageRow;
+  judge_usage: UsageRow;
   duration_ms: { mean: number; p50: number; p95: number };
   /** Groups (commands) whose rows are the latest of some case, in the order those rows were written. */
   groups: string[];
@@ -59,11 +62,29 @@ const durations = (values: number[]) => {
   return { mean: Math.round(mean), p50: percentile(values, 0.5), p95: percentile(values, 0.95) };
 };
 
-const sumUsage = (rows: readonly IndexRow[]) => ({
-  input_tokens: rows.reduce((a, r) => a + r.usage.input_tokens, 0),
-  output_tokens: rows.reduce((a, r) => a + r.usage.output_tokens, 0),
-  cost_usd: rows.reduce((a, r) => a + r.usage.cost_usd, 0),
-});
+const tokenKinds = ['cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
+
+/** A sum of usages; its cost is null when one part's is (an unpriced model), since a partial sum would mislead. */
+const sumUsage = (usages: readonly (UsageRow | undefined)[]): UsageRow => {
+  const out: UsageRow = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+  for (const u of usages) {
+    if (!u) continue;
+    out.input_tokens += u.input_tokens;
+    out.output_tokens += u.output_tokens;
+    for (const k of tokenKinds) if (u[k] !== undefined) out[k] = (out[k] ?? 0) + (u[k] as number);
+    // Rows written before costs could be unknown hold a number; `?? null` reads a missing one as unknown.
+    out.cost_usd =
+      out.cost_usd === null || (u.cost_usd ?? null) === null ? null : out.cost_usd + (u.cost_usd as number);
+  }
+  return out;
+};
+
+const targetUsage = (rows: readonly IndexRow[]): UsageRow => sumUsage(rows.map((r) => r.usage));
+const judgeUsage = (rows: readonly IndexRow[]): UsageRow => sumUsage(rows.map((r) => r.usage.judge));
+
+/** A spend for people: `?` when unknown (an unpriced model), never 0; `-` when a summary predates it. */
+export const formatUsd = (usage: { cost_usd: number | null } | undefined): string =>
+  usage === undefined ? '-' : usage.cost_usd === null ? '?' : usage.cost_usd.toFixed(4);
 
 /** What a pass over index.jsonl keeps: the latest row per key, and enough to tell a mixed bundle. */
 export interface IndexDigest {
@@ -106,7 +127,8 @@ export const buildSummary = (runId: string, digest: IndexDigest): Summary => {
       ...tc,
       mean_score: scored.length ? scored.reduce((a, r) => a + (r.score as number), 0) / scored.length : null,
       duration_ms: durations(list.map((r) => r.duration_ms)),
-      usage: sumUsage(list),
+      usage: targetUsage(list),
+      judge_usage: judgeUsage(list),
     };
   });
   const latestGroups = new Set(latest.map((r) => r.group_id));
@@ -116,7 +138,8 @@ export const buildSummary = (runId: string, digest: IndexDigest): Summary => {
     updated_at: new Date().toISOString(),
     counts,
     targets,
-    usage: sumUsage(latest),
+    usage: targetUsage(latest),
+    judge_usage: judgeUsage(latest),
     duration_ms: durations(latest.map((r) => r.duration_ms)),
     groups: digest.groups,
     mixed: latestGroups.size > 1 || digest.drifted,

@@ -160,6 +160,20 @@ const program = (setCode: (code: number) => void): Command => {
       setCode(resultsCompare(base, head, opts));
     });
   results
+    .command('regrade')
+    .description('grade the stored outputs of a bundle again, into a new bundle, without calling any target')
+    .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')
+    .option('--assert <file>', 'a YAML list of assertions to grade with, instead of each eval’s own')
+    .option('--judge <label>', 'the judge target of model-graded assertions')
+    .option('-o, --output <dir>', 'the new bundle (default .proctor/results/<new run id>)')
+    .option('-j, --max-concurrency <n>', 'cases graded at once', positiveInt)
+    .action(
+      async (run: string, opts: { assert?: string; judge?: string; output?: string; maxConcurrency?: number }) => {
+        const { resultsRegrade } = await import('./commands/results-regrade.js');
+        setCode(await resultsRegrade(run, opts));
+      },
+    );
+  results
     .command('export')
     .description('export the latest row per case of a bundle for other tools')
     .argument('<run>', 'a run id, a bundle directory or an index.jsonl path')

@@ -1,3 +1,4 @@
+import { rateLimitedNow } from '../targets/rate-gate.js';
 import type { Counts, Progress } from './follow.js';
 
 const seconds = (ms: number): string =>
@@ -13,8 +14,14 @@ const countsText = (c: Counts): string =>
 const progressLine = (p: Progress): string => {
   const rate = p.elapsedMs > 0 ? (p.done * 1000) / p.elapsedMs : 0;
   const eta = rate > 0 && p.done < p.total ? ` · ETA ${seconds(((p.total - p.done) / rate) * 1000)}` : '';
-  return `${p.done}/${p.total} · ${countsText(p)} · ${rate.toFixed(1)}/s${eta}`;
+  return `${p.done}/${p.total} · ${countsText(p)} · ${rate.toFixed(1)}/s${eta}${pausedText()}`;
 };
+
+/** Targets this process is holding back after a 429 (the local runner's; a queue worker shows its own). */
+const pausedText = (): string =>
+  rateLimitedNow()
+    .map(({ label, until }) => ` · ⏸ rate-limited by ${label}, resuming in ${seconds(until - Date.now())}`)
+    .join('');
 
 /** Live progress: a redrawn block on a terminal, a plain line every few seconds otherwise. */
 export class ProgressDisplay {

@@ -1,4 +1,4 @@
-import type { Summary } from '../bundle/summary.js';
+import { formatUsd, type Summary } from '../bundle/summary.js';
 
 const pct = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 
@@ -22,6 +22,8 @@ export const summaryTable = (s: Summary): string => {
     t.mean_score === null ? '-' : t.mean_score.toFixed(3),
     String(t.duration_ms.p50),
     String(t.usage.input_tokens + t.usage.output_tokens),
+    formatUsd(t.usage),
+    formatUsd(t.judge_usage),
   ]);
   const c = s.counts;
   rows.push([
@@ -34,6 +36,11 @@ export const summaryTable = (s: Summary): string => {
     '',
     String(s.duration_ms.p50),
     String(s.usage.input_tokens + s.usage.output_tokens),
+    formatUsd(s.usage),
+    formatUsd(s.judge_usage),
   ]);
-  return table(['target', 'cases', 'passed', 'failed', 'errors', 'pass rate', 'score', 'p50 ms', 'tokens'], rows);
+  return table(
+    ['target', 'cases', 'passed', 'failed', 'errors', 'pass rate', 'score', 'p50 ms', 'tokens', 'cost $', 'judge $'],
+    rows,
+  );
 };

@@ -11,6 +11,7 @@ import type { CaseSpec, RunRequest } from './task.js';
 interface Verification {
   score: number;
   pass: boolean;
+  judgeUsage?: Usage;
 }
 
 interface OutputSummary {
@@ -51,6 +52,16 @@ export const recordCase = async (
   const { outcome, score } = caseOutcome(c, result);
   const outputs = Object.values((result.context.outputs ?? {}) as unknown as Record<string, OutputSummary>);
   const usage = outputs.reduce((sum, o) => (o.usage ? addUsage(sum, o.usage) : sum), zeroUsage());
+  const verifications = Object.values((result.context.verifications ?? {}) as unknown as Record<string, Verification>);
+  // A verify step that failed on a judge's unreadable reply still kept what its calls spent.
+  const failedGrading = result.steps
+    .filter((s) => s.status === 'failed')
+    .map((s) => s.output as unknown as Verification | null)
+    .filter((o): o is Verification => o !== null && typeof o === 'object');
+  const judged = [...verifications, ...failedGrading].filter((v) => v.judgeUsage);
+  const judgeUsage = judged.length
+    ? judged.reduce((sum, v) => addUsage(sum, v.judgeUsage as Usage), zeroUsage())
+    : undefined;
   const finishedAt = Date.now();
   const error: ErrorRecord | null =
     result.error ??
@@ -97,6 +108,7 @@ export const recordCase = async (
     attempts: Math.max(1, ...result.steps.map((s) => s.attempts)),
     durationMs: finishedAt - startedAt,
     usage,
+    ...(judgeUsage ? { judgeUsage } : {}),
     runId: req.runId,
     groupId: req.groupId,
     startedAt,

@@ -32,12 +32,15 @@ const givenUnderSecretNames = (given: unknown, out: Set<string>): void => {
   for (const [name, value] of Object.entries(given)) if (secretName.test(name)) out.add(String(value));
 };
 
-/** What the task's targets hold literally at their secret keys (`api_key: sk-…` in a file). */
+/** What the task's targets and judges hold literally at their secret keys (`api_key: sk-…` in a file). */
 const targetLiterals = (task: RunRequest['task'], out: Set<string>): void => {
   for (const step of task.steps) {
-    const target = step.config.target;
-    if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
-      for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+    // A prompt step's target, and a verify step's judges.
+    const judges = isRecord(step.config.judges) ? Object.values(step.config.judges) : [];
+    for (const target of [step.config.target, ...judges]) {
+      if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
+        for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+    }
   }
 };
 

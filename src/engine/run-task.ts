@@ -221,6 +221,8 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
           }
           record.status = 'failed';
           record.error = redact(toErrorRecord(error), secrets);
+          if (error instanceof ProctorError && error.detail.output !== undefined)
+            record.output = redact(error.detail.output as Json, secrets);
           if (spec.failTaskOnError === false) done.add(spec.id);
           else failure ??= record.error;
         })

@@ -2,12 +2,13 @@ import { BundleWriter } from '../bundle/writer.js';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
-import type { JsonObject } from '../records.js';
 import type { RunOwner } from '../store/store.js';
+import { priceUsage } from '../targets/cost.js';
 import { targets } from '../targets/registry.js';
 import { interpolateEnv } from '../targets/secrets.js';
 import type { Target, TargetContext } from '../targets/target.js';
 import { WorkspacePools } from '../workspaces/pool.js';
+import type { TargetRef } from './target-ref.js';
 
 export interface ServicesOptions {
   /** The process executing runs: recorded beside its workspace slots and service logs for `runs gc`. */
@@ -16,18 +17,12 @@ export interface ServicesOptions {
   maxSlots?: number;
 }
 
-/** A target as a step names it: the config is raw, `${ENV}` is resolved here, in the executing process. */
-export interface TargetRef {
-  label: string;
-  kind: string;
-  config: JsonObject;
-  baseDir: string;
-}
-
 /** An assertion as a verify step carries it: already split and validated by the plan layer. */
 export interface AssertionRef {
   spec: ResolvedAssertion;
   baseDir: string;
+  /** The judge targets its model-graded kinds name, by label. */
+  judges?: Readonly<Record<string, TargetRef>>;
 }
 
 /**
@@ -51,18 +46,37 @@ export class Services {
     this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
   }
 
-  target(ref: TargetRef): Target {
-    const cacheKey = JSON.stringify(ref);
+  /** The target of a ref; a judge's is its own instance, so its rate limit is kept apart. Usage comes priced. */
+  target(ref: TargetRef, role: 'target' | 'judge' = 'target'): Target {
+    const cacheKey = `${role}:${JSON.stringify(ref)}`;
     let target = this.targetCache.get(cacheKey);
     if (!target) {
       const def = targets[ref.kind as keyof typeof targets];
       if (!def) throw new ProctorError('internal', `unknown target kind "${ref.kind}"`);
       const config = def.config.parse(interpolateEnv(ref.config, this.env));
       // The registry's union of config types collapses here; each def validates its own config above.
-      target = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, {
+      const inner = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, {
         baseDir: ref.baseDir,
         env: this.env,
+        role,
+        label: ref.label,
       });
+      const price = ref.price;
+      const embed = inner.embed?.bind(inner);
+      target = {
+        invoke: async (input, signal) => {
+          const out = await inner.invoke(input, signal);
+          return { ...out, usage: priceUsage(out.usage, price) };
+        },
+        ...(embed
+          ? {
+              embed: async (texts: string[], signal: AbortSignal) => {
+                const out = await embed(texts, signal);
+                return { ...out, usage: priceUsage(out.usage, price) };
+              },
+            }
+          : {}),
+      };
       this.targetCache.set(cacheKey, target);
     }
     return target;
@@ -72,7 +86,15 @@ export class Services {
     const cacheKey = JSON.stringify(ref);
     let assertion = this.assertionCache.get(cacheKey);
     if (!assertion) {
-      assertion = resolveAssertion(ref.spec, { baseDir: ref.baseDir });
+      const judges = ref.judges ?? {};
+      assertion = resolveAssertion(ref.spec, {
+        baseDir: ref.baseDir,
+        judge: (label) => {
+          const judge = judges[label];
+          if (!judge) throw new ProctorError('internal', `no judge target "${label}" in the verify step`);
+          return this.target(judge, 'judge');
+        },
+      });
       this.assertionCache.set(cacheKey, assertion);
     }
     return assertion;

@@ -65,7 +65,12 @@ const adjuster =
   (result: GradeResult): GradeResult => {
     const pass = threshold === undefined ? result.pass : reaches(result.score, threshold);
     if (!negate) return pass === result.pass ? result : { ...result, pass };
-    return { pass: !pass, score: 1 - result.score, reason: `negated: ${result.reason}` };
+    return {
+      pass: !pass,
+      score: 1 - result.score,
+      reason: `negated: ${result.reason}`,
+      ...(result.judgeCalls ? { judgeCalls: result.judgeCalls } : {}),
+    };
   };
 
 /** Creates the grader of an assertion the plan layer has already split and validated. */

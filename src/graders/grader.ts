@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
 import type { ConfigReferences, Usage } from '../records.js';
+import type { Target } from '../targets/target.js';
 
 /** Everything a grader may look at for one case: plain data. */
 export interface GradeInput {
@@ -21,6 +22,18 @@ export interface GradeResult {
   /** 0..1 */
   score: number;
   reason: string;
+  /** The judge calls behind a model-graded verdict: prompt, raw reply, usage (kept in the case's result). */
+  judgeCalls?: JudgeCall[];
+}
+
+/** One call of a judge, as the grading artifact keeps it. */
+export interface JudgeCall {
+  judge: string;
+  prompt: string;
+  reply: string;
+  toolInput?: unknown;
+  usage: Usage;
+  durationMs: number;
 }
 
 /** Grades one output. Throws ProctorError('grader_error') when it cannot grade (not when the output is bad). */
@@ -29,6 +42,8 @@ export type Grader = (input: GradeInput, signal: AbortSignal) => GradeResult | P
 export interface GraderContext {
   /** Directory of the eval file: `file://` references resolve against it. */
   baseDir: string;
+  /** The judge targets the plan resolved for this assertion, by label (model-graded kinds only). */
+  judge?(label: string): Target;
 }
 
 /**
@@ -40,6 +55,8 @@ export interface GraderDef<C extends z.ZodType = z.ZodType> {
   create(config: z.output<C>, context: GraderContext): Grader;
   /** Files and commands the config names: a missing file is refused at load, and their content is fingerprinted. */
   references?(config: z.output<C>): ConfigReferences;
+  /** A model-graded kind: the plan resolves its `judge` (or refuses the eval when none is configured). */
+  judged?: true;
 }
 
 /**

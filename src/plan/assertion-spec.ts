@@ -75,5 +75,6 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
     ...(threshold !== undefined ? { threshold } : {}),
     config: json.data as JsonObject,
     ...(references?.files?.length || references?.commands?.length ? { references } : {}),
+    ...(def.judged ? { where: source.pos(path) } : {}),
   };
 };

@@ -1,8 +1,9 @@
 import type { TaskSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
+import { selfJudge } from './judges.js';
 import type { PlannedCase } from './matrix.js';
-import type { AssertionSpec } from './spec.js';
+import type { AssertionSpec, TargetSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
 const caseVerifier = 'main';
@@ -17,6 +18,31 @@ export const assertionConfig = (a: AssertionSpec): JsonObject => ({
   ...(a.threshold !== undefined ? { threshold: a.threshold } : {}),
   config: a.config,
 });
+
+/** A target as a step config carries it: raw config, and the price of its model when known. */
+export const targetRef = (t: TargetSpec): JsonObject => ({
+  label: t.label,
+  kind: t.kind,
+  config: t.config,
+  baseDir: t.baseDir,
+  ...(t.price ? { price: { ...t.price } } : {}),
+});
+
+/** The judge targets a verify step's assertions name, by label (`self`: the case's own target). */
+export const judgeRefs = (
+  asserts: readonly AssertionSpec[],
+  judges: Readonly<Record<string, TargetSpec>>,
+  self?: TargetSpec,
+): JsonObject => {
+  const out: JsonObject = {};
+  for (const a of asserts) {
+    const label = a.config.judge;
+    if (typeof label !== 'string') continue;
+    const target = label === selfJudge ? self : judges[label];
+    if (target) out[label] = targetRef(target);
+  }
+  return out;
+};
 
 /**
  * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
@@ -35,8 +61,9 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
       id: casePromptStep,
       type: 'prompt',
       config: {
-        target: { label: c.target.label, kind: c.target.kind, config: c.target.config, baseDir: c.target.baseDir },
+        target: targetRef(c.target),
         prompt: c.prompt,
+        ...(c.messages ? { messages: c.messages as unknown as JsonObject[] } : {}),
       },
     },
     {
@@ -49,6 +76,7 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined): TaskSpec
         baseDir: c.evalDir,
         test: c.test.id,
         assert: c.assert.map(assertionConfig),
+        judges: judgeRefs(c.assert, c.eval.judges, c.target),
       },
     },
     ...(c.test.after ?? []),

@@ -30,6 +30,17 @@ const configSchema = z.strictObject({
   // Each target is checked against its kind's own schema by buildTarget, with positions.
   targets: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   defaults: optionsSchema.optional(),
+  pricing: z
+    .record(
+      z.string(),
+      z.strictObject({
+        input: z.number().nonnegative(),
+        output: z.number().nonnegative(),
+        cache_read: z.number().nonnegative().optional(),
+        cache_write: z.number().nonnegative().optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** The nearest proctor.toml in `cwd` or an ancestor, if any. */
@@ -60,7 +71,7 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
   }
   const parsed = configSchema.safeParse(resolved);
   if (!parsed.success) throw source.zodError(parsed.error, [], configSchema);
-  const { runner, store, defaults } = parsed.data;
+  const { runner, store, defaults, pricing } = parsed.data;
   const kind = runner?.kind ?? 'local';
   if (!isRunnerKind(kind)) {
     throw source.fail(
@@ -100,6 +111,7 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
     },
     targets,
     defaults: toEvalOptions(defaults),
+    pricing: (pricing ?? {}) as ProjectConfig['pricing'],
   };
 };
 
@@ -109,6 +121,7 @@ const defaultsFor = (root: string): ProjectConfig => ({
   store: { url: resolveStoreUrl(defaultStoreUrl, root) },
   targets: {},
   defaults: {},
+  pricing: {},
 });
 
 /** A relative SQLite path is relative to the project root, not to wherever the command was started. */

@@ -11,6 +11,7 @@ import { applyEvalFilters, type EvalFilters } from './eval-filters.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
+import { attachPrices } from './prices.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
@@ -53,6 +54,8 @@ export interface EvalRunPlan {
   /** What `--resume` or `--rerun-failed` chose, when given. */
   selection?: Selection & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
   requests: SubmitRequest[];
+  /** Things the user should know that do not stop the run (a model without a price). */
+  warnings: string[];
 }
 
 /**
@@ -130,6 +133,11 @@ export const planEvalRun = (
     loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env),
     flags,
   );
+  const warnings = attachPrices(
+    evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]),
+    config,
+    env,
+  );
   const cases = expandMatrix(
     evals,
     fingerprinter(config.root, env),
@@ -177,5 +185,6 @@ export const planEvalRun = (
     cases,
     ...(selection ? { selection } : {}),
     requests,
+    warnings,
   };
 };

@@ -79,14 +79,28 @@ export const defaultTestSchema = <A extends z.ZodType>(assertion: A) =>
     after: aroundSteps.after.describe('Run before each test’s own `after` steps'),
   });
 
+const chatMessageSchema = z.strictObject({
+  role: z.enum(['system', 'user', 'assistant']),
+  content: z.string().describe('A template, like a prompt'),
+});
+
+/** A chat-format prompt: messages sent as they are, the last user message being the case's prompt. */
+export const chatSchema = z
+  .array(chatMessageSchema)
+  .min(1)
+  .refine((m) => m.some((x) => x.role === 'user'), 'needs at least one user message');
+
 export const promptObjectSchema = z.strictObject({
   id: z.string().min(1).optional().describe('Default p<N>, N its 1-based position'),
   text: z.string().describe('The prompt, or file://PATH'),
 });
 
+const chatObjectSchema = z.strictObject({ id: z.string().min(1).optional(), messages: chatSchema });
+
 interface Parts {
   target: z.ZodType;
   prompt: z.ZodType;
+  chat: z.ZodType;
   test: z.ZodType;
   defaultTest: z.ZodType;
   fileRef: z.ZodType;
@@ -102,7 +116,7 @@ const evalFileSchema = (parts: Parts) =>
       .min(1)
       .optional()
       .describe('Default: every target of proctor.toml'),
-    prompts: z.union([z.string(), z.array(z.union([z.string(), parts.prompt])).min(1)]),
+    prompts: z.union([z.string(), z.array(z.union([z.string(), parts.prompt, parts.chat])).min(1)]),
     workspace: parts.workspace
       .optional()
       .describe('Every case runs in a pooled copy of this workspace, reset to its baseline between cases'),
@@ -122,6 +136,7 @@ const evalFileSchema = (parts: Parts) =>
 export const evalShapeSchema = evalFileSchema({
   target: z.unknown(),
   prompt: z.unknown(),
+  chat: z.never(),
   test: z.unknown(),
   defaultTest: z.unknown(),
   fileRef: z.string(),
@@ -133,7 +148,8 @@ export const typedEvalFileSchema = () => {
   const assertion = assertionSchema();
   return evalFileSchema({
     target: inlineTargetSchema(),
-    prompt: promptObjectSchema,
+    prompt: z.union([promptObjectSchema, chatObjectSchema]),
+    chat: chatSchema,
     test: testSchema(assertion),
     defaultTest: defaultTestSchema(assertion),
     fileRef: fileRefSchema,

@@ -109,7 +109,7 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
 
   const assertions = jsonOnce<AssertionSpec, string>((a, evalDir) => {
     const files = referencedFiles(a.references, evalDir);
-    return { ...a, references: undefined, ...(files ? { files } : {}) };
+    return { ...a, references: undefined, where: undefined, ...(files ? { files } : {}) };
   });
   // `baseDir` is absolute: a fingerprint must be the same in every checkout (paths in steps stay as written).
   const steps = jsonOnce<StepSpec, void>(({ baseDir: _absolute, ...rest }) => rest);

@@ -3,20 +3,21 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { StepSpec } from '../engine/task.js';
 import { InputError } from '../errors.js';
-import type { JsonObject } from '../records.js';
+import type { JsonObject, Message } from '../records.js';
 import { isRecord } from '../records.js';
+import { compileTemplate } from '../template.js';
 import { buildAssertion } from './assertion-spec.js';
 import type { Env } from './env.js';
-import { defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
+import { chatSchema, defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
+import { resolveJudges } from './judges.js';
 import { draftTests, finishTests, type StepCompiler, type TestDefaults } from './load-tests.js';
 import { labelProblem, toEvalOptions } from './options.js';
-import type { Source } from './source.js';
+import type { Path, Source } from './source.js';
 import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import type { StepScope } from './task-steps.js';
-import { compileTemplate } from './template.js';
 import { compileAround, noSteps, workspaceStep } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -61,14 +62,22 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env): Eva
   if (doc.tests === undefined)
     tests.push(...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults));
 
+  const targets = loadTargets(source, doc.targets, config, dir, env);
+  const options = toEvalOptions(doc.evaluate_options);
+  const judges = resolveJudges(
+    tests.flatMap((t) => t.assert),
+    options.judge ?? config.defaults.judge,
+    (label) => targets.find((t) => t.label === label) ?? config.targets[label],
+  );
   return {
     file: abs,
     path: display,
     ...(doc.description !== undefined ? { description: doc.description } : {}),
-    targets: loadTargets(source, doc.targets, config, dir, env),
+    targets,
     prompts: loadPrompts(source, doc.prompts, dir),
     tests,
-    options: toEvalOptions(doc.evaluate_options),
+    options,
+    judges,
     ...(workspace ? { workspace } : {}),
     workRoot: path.join(config.root, '.proctor', 'work'),
   };
@@ -194,36 +203,61 @@ const loadTargets = (
   return out;
 };
 
+/** Compiles a prompt template once here, so a syntax error is reported at its node before anything runs. */
+const checkTemplate = (source: Source, at: Path, text: string): void => {
+  try {
+    compileTemplate(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw source.fail(at, `invalid template: ${message}`, 'vars are written {{ name }}; tags {% … %} must be closed');
+  }
+};
+
+/** A chat prompt: each message's content checked as a template; its text is the last user message. */
+const chatPrompt = (source: Source, at: Path, id: string, raw: unknown): PromptSpec => {
+  const parsed = chatSchema.safeParse(raw);
+  if (!parsed.success) throw source.zodError(parsed.error, at, chatSchema);
+  parsed.data.forEach((m, i) => {
+    checkTemplate(source, [...at, i, 'content'], m.content);
+  });
+  const lastUser = parsed.data.findLast((m) => m.role === 'user') as Message;
+  return { id, text: lastUser.content, messages: parsed.data };
+};
+
 const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: string): PromptSpec[] => {
   const entries: [readonly (string | number)[], unknown][] =
     typeof raw === 'string' ? [[['prompts'], raw]] : raw.map((e, i) => [['prompts', i], e]);
   const out: PromptSpec[] = [];
   entries.forEach(([at, entry], i) => {
-    let id = `p${i + 1}`;
-    let text: string;
-    let textAt = at;
-    if (typeof entry === 'string') text = entry;
-    else {
-      const parsed = promptObjectSchema.safeParse(entry);
-      if (!parsed.success) throw source.zodError(parsed.error, at, promptObjectSchema);
-      id = parsed.data.id ?? id;
-      text = parsed.data.text;
-      textAt = [...at, 'text'];
+    let spec: PromptSpec;
+    const fallbackId = `p${i + 1}`;
+    if (Array.isArray(entry)) spec = chatPrompt(source, at, fallbackId, entry);
+    else if (isRecord(entry) && 'messages' in entry) {
+      const id = entry.id ?? fallbackId;
+      if (typeof id !== 'string' || id === '')
+        throw source.fail([...at, 'id'], 'a prompt id is a non-empty string', 'write `id: NAME`');
+      const unknown = source.unknownKey(at, entry, ['id', 'messages']);
+      if (unknown) throw unknown;
+      spec = chatPrompt(source, [...at, 'messages'], id, entry.messages);
+    } else {
+      let id = fallbackId;
+      let text: string;
+      let textAt = at;
+      if (typeof entry === 'string') text = entry;
+      else {
+        const parsed = promptObjectSchema.safeParse(entry);
+        if (!parsed.success) throw source.zodError(parsed.error, at, promptObjectSchema);
+        id = parsed.data.id ?? id;
+        text = parsed.data.text;
+        textAt = [...at, 'text'];
+      }
+      if (isFileRef(text)) text = readFileRef(source, textAt, text, dir).text;
+      checkTemplate(source, textAt, text);
+      spec = { id, text };
     }
-    if (isFileRef(text)) text = readFileRef(source, textAt, text, dir).text;
-    try {
-      compileTemplate(text);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw source.fail(
-        textAt,
-        `invalid template: ${message}`,
-        'vars are written {{ name }}; tags {% … %} must be closed',
-      );
-    }
-    if (out.some((p) => p.id === id))
-      throw source.fail(at, `duplicate prompt id "${id}"`, 'give each prompt a unique id');
-    out.push({ id, text });
+    if (out.some((p) => p.id === spec.id))
+      throw source.fail(at, `duplicate prompt id "${spec.id}"`, 'give each prompt a unique id');
+    out.push(spec);
   });
   return out;
 };

@@ -1,17 +1,19 @@
 import { dirname } from 'node:path';
-import type { CaseIdentity, JsonObject } from '../records.js';
+import type { CaseIdentity, JsonObject, Message } from '../records.js';
+import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
 import { caseKey, fingerprintOf } from './identity.js';
 import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
-import { renderTemplate } from './template.js';
 
 /** One cell of the matrix, ready to compile into a task. */
 export interface PlannedCase {
   identity: CaseIdentity;
   key: string;
   fingerprint: string;
-  /** The rendered prompt. */
+  /** The rendered prompt (a chat prompt's last user message). */
   prompt: string;
+  /** A chat prompt's messages, rendered. */
+  messages?: Message[];
   vars: JsonObject;
   target: TargetSpec;
   test: TestSpec;
@@ -47,17 +49,27 @@ export const expandMatrix = (
   for (const spec of evals) {
     const evalDir = dirname(spec.file);
     const targetPrints = new Map(spec.targets.map((t) => [t.label, fingerprints.target(t)]));
+    // A judge's config decides grades too; only tests with a model-graded assertion carry its print.
+    const judgeEntries = Object.entries(spec.judges).sort(([a], [b]) => (a < b ? -1 : 1));
+    const judgePrint = judgeEntries.length
+      ? fingerprintOf(judgeEntries.map(([label, t]) => [label, fingerprints.target(t)]))
+      : '';
     for (const test of spec.tests) {
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       const around = aroundPrint(fingerprints, spec, test);
       for (const promptSpec of spec.prompts) {
         const prompt = renderTemplate(promptSpec.text, test.vars);
+        const messages = promptSpec.messages?.map((m) => ({
+          role: m.role,
+          content: renderTemplate(m.content, test.vars),
+        }));
         const promptPrint = fingerprintOf([
-          prompt,
+          messages ?? prompt,
           test.vars,
           fingerprints.assertions(test.assert, evalDir),
           test.threshold,
           ...(around ? [around] : []),
+          ...(judgePrint && test.assert.some((a) => a.where) ? [judgePrint] : []),
         ]);
         for (const target of spec.targets) {
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
@@ -68,6 +80,7 @@ export const expandMatrix = (
               key: caseKey(identity),
               fingerprint,
               prompt,
+              ...(messages ? { messages } : {}),
               vars: test.vars,
               target,
               test,

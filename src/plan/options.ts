@@ -7,6 +7,7 @@ export const optionsSchema = z.strictObject({
   repeat: z.int().min(1).optional().describe('Samples per case'),
   timeout_s: z.number().positive().optional().describe('Seconds before a case times out'),
   retries: z.int().nonnegative().optional().describe('Retries of an infrastructure error'),
+  judge: z.string().min(1).optional().describe('The target that grades model-graded assertions naming no judge'),
 });
 
 export const toEvalOptions = (options: z.output<typeof optionsSchema> | undefined): EvalOptions => {
@@ -15,6 +16,7 @@ export const toEvalOptions = (options: z.output<typeof optionsSchema> | undefine
   if (options?.repeat !== undefined) out.repeat = options.repeat;
   if (options?.timeout_s !== undefined) out.timeoutS = options.timeout_s;
   if (options?.retries !== undefined) out.retries = options.retries;
+  if (options?.judge !== undefined) out.judge = options.judge;
   return out;
 };
 

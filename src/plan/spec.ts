@@ -1,8 +1,9 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
-import type { ConfigReferences, JsonObject } from '../records.js';
+import type { ConfigReferences, JsonObject, Message } from '../records.js';
 import type { RunnerConfig } from '../runners/open.js';
 import type { StoreConfig } from '../store/open.js';
+import type { Price } from '../targets/cost.js';
 
 /** proctor.toml, validated, with `${ENV}` resolved everywhere except inside target configs. */
 export interface ProjectConfig {
@@ -14,6 +15,8 @@ export interface ProjectConfig {
   store: StoreConfig;
   targets: Record<string, TargetSpec>;
   defaults: EvalOptions;
+  /** `[pricing."MODEL"]`: USD per million tokens. */
+  pricing: Record<string, Price>;
 }
 
 /** A target as declared: `config` stays raw (un-interpolated) so secrets are resolved only in the worker. */
@@ -25,6 +28,8 @@ export interface TargetSpec {
   maxConcurrency?: number;
   /** Directory that relative paths in the config resolve against. */
   baseDir: string;
+  /** Its model's `[pricing]` entry, set by the plan (not part of any fingerprint: a price does not change results). */
+  price?: Price;
 }
 
 export interface EvalOptions {
@@ -32,11 +37,16 @@ export interface EvalOptions {
   repeat?: number;
   timeoutS?: number;
   retries?: number;
+  /** Label of the default judge target. */
+  judge?: string;
 }
 
 export interface PromptSpec {
   id: string;
+  /** The prompt template; for a chat prompt, its last user message. */
   text: string;
+  /** A chat-format prompt's messages (templates), when it is one. */
+  messages?: Message[];
 }
 
 /** One assertion: `type` without its `not-` prefix; `config` is the kind's own keys, already validated. */
@@ -50,6 +60,8 @@ export interface AssertionSpec {
   config: JsonObject;
   /** Files and commands the grader names, as written: their content goes into the case's fingerprint. */
   references?: ConfigReferences;
+  /** Where it is written: a model-graded assertion without a judge is refused there. Never fingerprinted. */
+  where?: SourcePosition;
 }
 
 export interface TestSpec {
@@ -81,4 +93,6 @@ export interface EvalSpec {
   workspace?: StepSpec;
   /** Where cases make workspaces and service logs: `<project root>/.proctor/work`. */
   workRoot?: string;
+  /** The judge targets its model-graded assertions name (`self` aside), by label. */
+  judges: Record<string, TargetSpec>;
 }

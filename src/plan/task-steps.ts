@@ -4,16 +4,18 @@ import type { StepDef } from '../engine/steps/step.js';
 import type { StepSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
+import { renderTemplate } from '../template.js';
 import { buildAssertion } from './assertion-spec.js';
-import { assertionConfig } from './compile-task.js';
+import { assertionConfig, judgeRefs, targetRef } from './compile-task.js';
 import type { Env } from './env.js';
+import { resolveJudges } from './judges.js';
 import { labelProblem } from './options.js';
+import { attachPrices } from './prices.js';
 import type { Path, Source } from './source.js';
 import type { ProjectConfig, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import { promptStepSchema, stepCommonKeys, stepCommonSchema, verifyStepSchema } from './task-schema.js';
-import { renderTemplate } from './template.js';
 
 /** What compiling steps needs to know beyond the steps themselves. */
 export interface StepScope {
@@ -69,10 +71,8 @@ const compilePrompt = (source: Source, at: Path, rest: Record<string, unknown>, 
       'vars are written {{ name }}',
     );
   }
-  return {
-    target: { label: target.label, kind: target.kind, config: target.config, baseDir: target.baseDir },
-    prompt,
-  };
+  attachPrices([target], scope.config, scope.env);
+  return { target: targetRef(target), prompt };
 };
 
 const compileVerify = (
@@ -85,6 +85,9 @@ const compileVerify = (
   const parsed = verifyStepSchema.safeParse(rest);
   if (!parsed.success) throw source.zodError(parsed.error, at, verifyStepSchema);
   const v = parsed.data;
+  const asserts = v.assert.map((a, i) => buildAssertion(source, [...at, 'assert', i], a, scope.baseDir));
+  const judges = resolveJudges(asserts, scope.config.defaults.judge, (label) => scope.config.targets[label]);
+  attachPrices(Object.values(judges), scope.config, scope.env);
   return {
     verifierId: v.verifier_id ?? id,
     ...(v.input !== undefined ? { input: v.input } : {}),
@@ -92,7 +95,8 @@ const compileVerify = (
     aggregate: v.aggregate,
     baseDir: scope.baseDir,
     test: id,
-    assert: v.assert.map((a, i) => assertionConfig(buildAssertion(source, [...at, 'assert', i], a, scope.baseDir))),
+    assert: asserts.map(assertionConfig),
+    judges: judgeRefs(asserts, judges),
   };
 };
 

@@ -15,6 +15,14 @@ describe('registry', () => {
       'json-schema',
       'javascript',
       'script',
+      'llm-rubric',
+      'model-graded-closedqa',
+      'model-graded-qa',
+      'factuality',
+      'g-eval',
+      'similar',
+      'cost',
+      'latency',
     ]);
     for (const kind of graderKinds) {
       expect(kind).toMatch(/^[a-z]+(-[a-z]+)*$/);

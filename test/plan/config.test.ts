@@ -18,6 +18,7 @@ describe('loadProjectConfig', () => {
       store: { url: `sqlite:${path.join(root, '.proctor/proctor.db')}` },
       targets: {},
       defaults: {},
+      pricing: {},
     });
   });
 
@@ -154,7 +155,7 @@ api_key = "\${UNSET_KEY}"
     const error = inputError(() => loadProjectConfig(root, {}));
     expect(error.where).toEqual({ file: 'proctor.toml', line: 2, col: 1 });
     expect(error.message).toBe('unknown target kind "ecko"');
-    expect(error.hint).toMatch(/^did you mean "echo"\? Known kinds: openai, cli, echo/);
+    expect(error.hint).toMatch(/^did you mean "echo"\? Known kinds: openai, anthropic, http, cli, echo/);
   });
 
   it('reports a target without a kind and an unknown target key', () => {

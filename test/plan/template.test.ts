@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, isTemplate, renderTemplate, templateCacheSize } from '../../src/plan/template.js';
+import { compileTemplate, isTemplate, renderTemplate, templateCacheSize } from '../../src/template.js';
 
 describe('renderTemplate', () => {
   it('substitutes {{ var }}, nested paths and filters', () => {

@@ -3,7 +3,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../support/cli.js';
-import { startFakeModelServer } from '../support/fake-model-server.js';
+import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { startFakeHttpServer } from '../support/fake-http-server.js';
+import { sendJson, startFakeModelServer } from '../support/fake-model-server.js';
 import { filesContaining } from '../support/files.js';
 import { gitRepo } from '../support/git-repo.js';
 import { tempProject } from '../support/project.js';
@@ -190,6 +192,63 @@ tests: [{ id: t, assert: [{ type: equals, value: ok }] }]
       assertNowhere(p.dir, [run], [key, header]);
     } finally {
       await server.close();
+      p.remove();
+    }
+  });
+
+  it('anthropic and http targets and a judge use their keys but store and export none', async () => {
+    const judgeServer = await startFakeModelServer({ respond: () => ({ text: '{"pass": true, "score": 1}' }) });
+    const claude = await startFakeAnthropicServer();
+    // An in-house agent that repeats the bearer token it got: the output itself carries the key.
+    const agent = await startFakeHttpServer((req, res) =>
+      sendJson(res, 200, { text: `I saw ${req.headers.authorization}` }),
+    );
+    const anthropicKey = secret('sk-ant');
+    const httpKey = secret('my-api');
+    const judgeKey = secret('sk-judge');
+    const p = tempProject({
+      'proctor.toml': `[targets.claude]
+kind = "anthropic"
+base_url = "${claude.url}"
+model = "claude-fake"
+
+[targets.myapi]
+kind = "http"
+url = "${agent.url}/ask"
+headers = { Authorization = "Bearer \${MYAPI_KEY}" }
+body = '{"q": {{ prompt | json }}}'
+response = { output = "$.text" }
+
+[targets.grader]
+kind = "openai"
+base_url = "${judgeServer.url}"
+model = "judge"
+api_key = "${judgeKey}"
+
+[defaults]
+judge = "grader"
+`,
+      'keys.eval.yaml': `targets: [claude, myapi]
+prompts: ["hello"]
+tests: [{ id: t, assert: [{ type: llm-rubric, value: answers }] }]
+`,
+    });
+    const env = { ANTHROPIC_API_KEY: anthropicKey, MYAPI_KEY: httpKey };
+    try {
+      const run = await runCli(['eval', 'run', 'keys.eval.yaml', '-o', '.proctor/results/keys'], { cwd: p.dir, env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(claude.requests[0]?.headers['x-api-key']).toBe(anthropicKey);
+      expect(agent.requests[0]?.headers.authorization).toBe(`Bearer ${httpKey}`);
+      expect(judgeServer.requests[0]?.headers.authorization).toBe(`Bearer ${judgeKey}`);
+      const reads = await Promise.all(
+        ['jsonl', 'junit', 'html'].map((f) =>
+          runCli(['results', 'export', 'keys', '--format', f, '-o', `.proctor/exports/keys.${f}`], { cwd: p.dir, env }),
+        ),
+      );
+      for (const r of reads) expect(r.code, r.stderr).toBe(0);
+      assertNowhere(p.dir, [run, ...reads], [anthropicKey, httpKey, judgeKey]);
+    } finally {
+      await Promise.all([judgeServer.close(), claude.close(), agent.close()]);
       p.remove();
     }
   });

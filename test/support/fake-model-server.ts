@@ -8,6 +8,7 @@
 //   [[hang]]                                     never answer; the client has to abort
 //   [[malformed]]                                200 with a body that is not JSON
 //   [[reply:some text]]                          the assistant's content (default `echo: <prompt>`)
+// POST /embeddings answers with letter-count vectors (see letterCounts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -22,7 +23,17 @@ export interface FakeModelServerOptions {
   port?: number;
   /** Keep each request's headers and body in the log (default true); a long benchmark turns it off to save memory. */
   recordPayloads?: boolean;
+  /**
+   * Decides the reply from the last user message (a judge's prompt): text, or the input of a tool call when the
+   * request offers tools. Undefined falls back to the directives.
+   */
+  respond?: (prompt: string) => FakeReply | undefined;
+  /** Answer 429 (with `retry-after-ms: 50`) to a request arriving while this many are already in flight. */
+  maxConcurrent?: number;
 }
+
+/** A scripted reply: text content, or a call of the offered tool with this input. */
+export type FakeReply = { text: string } | { toolInput: unknown };
 
 export interface FakeRequest {
   /** The last user message, directives included. */
@@ -58,7 +69,7 @@ interface ChatRequestBody {
   [key: string]: unknown;
 }
 
-interface Directives {
+export interface Directives {
   latencyMs: number;
   status?: number;
   times: number;
@@ -71,7 +82,8 @@ interface Directives {
 
 const directivePattern = /\[\[([^\]]*)\]\]/g;
 
-const parseDirectives = (prompt: string): Directives => {
+/** The directives of a prompt (shared with the Anthropic-shaped fake). */
+export const parseDirectives = (prompt: string): Directives => {
   const d: Directives = { latencyMs: 0, times: Number.POSITIVE_INFINITY, hang: false, malformed: false };
   if (!prompt.includes('[[')) return d;
   for (const match of prompt.matchAll(directivePattern)) {
@@ -96,7 +108,7 @@ const parseDirectives = (prompt: string): Directives => {
   return d;
 };
 
-const contentText = (content: unknown): string => {
+export const contentText = (content: unknown): string => {
   if (typeof content === 'string') return content;
   // The array form: [{ type: 'text', text }]
   if (Array.isArray(content)) {
@@ -118,9 +130,19 @@ const lastUserMessage = (body: ChatRequestBody): string => {
   return '';
 };
 
+/** A stand-in embedding: how often each letter a–z occurs, so texts with the same words are similar. */
+const letterCounts = (text: string): number[] => {
+  const counts = new Array<number>(26).fill(0);
+  for (const ch of text.toLowerCase()) {
+    const i = ch.charCodeAt(0) - 97;
+    if (i >= 0 && i < 26) counts[i] = (counts[i] as number) + 1;
+  }
+  return counts;
+};
+
 const approxTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
-const readBody = (req: IncomingMessage): Promise<string> =>
+export const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -128,7 +150,12 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     req.on('error', reject);
   });
 
-const sendJson = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
+export const sendJson = (
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void => {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
@@ -158,7 +185,31 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
       res.end('{"id": "broken", "choices": [ this is not json');
       return;
     }
-    const content = d.reply ?? `echo: ${prompt.replace(directivePattern, '').trim()}`;
+    const scripted = options.respond?.(prompt);
+    const tool = (body.tools as { function?: { name?: string } }[] | undefined)?.[0]?.function?.name;
+    if (scripted && 'toolInput' in scripted && tool) {
+      const usage = options.usage ?? { prompt_tokens: approxTokens(prompt), completion_tokens: 10 };
+      const call = {
+        id: 'call_1',
+        type: 'function',
+        function: { name: tool, arguments: JSON.stringify(scripted.toolInput) },
+      };
+      sendJson(res, 200, {
+        id: `chatcmpl-fake-${++completionId}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'fake-model',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+      return;
+    }
+    const content =
+      scripted && 'text' in scripted
+        ? scripted.text
+        : (d.reply ?? `echo: ${prompt.replace(directivePattern, '').trim()}`);
     const usage = options.usage ?? { prompt_tokens: approxTokens(prompt), completion_tokens: approxTokens(content) };
     const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     const id = `chatcmpl-fake-${++completionId}`;
@@ -186,6 +237,16 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const at = Date.now();
     const raw = await readBody(req);
+    if (req.method === 'POST' && req.url?.endsWith('/embeddings')) {
+      const input = (JSON.parse(raw) as { input: string[]; model?: string }).input;
+      requests.push({ prompt: input.join('\n'), status: 200, at, headers: req.headers, body: { model: 'embeddings' } });
+      sendJson(res, 200, {
+        object: 'list',
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: letterCounts(text) })),
+        usage: { prompt_tokens: input.length * 8, total_tokens: input.length * 8 },
+      });
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
       return;
@@ -201,7 +262,9 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     const d = parseDirectives(prompt);
     const seen = perPrompt.get(prompt) ?? 0;
     perPrompt.set(prompt, seen + 1);
-    const status = d.hang ? 0 : d.status !== undefined && seen < d.times ? d.status : 200;
+    const overCap = options.maxConcurrent !== undefined && inFlight > options.maxConcurrent;
+    const status = d.hang ? 0 : overCap ? 429 : d.status !== undefined && seen < d.times ? d.status : 200;
+    if (overCap) d.retryAfterMs ??= '50';
     requests.push(
       recordPayloads
         ? { prompt, status, at, headers: req.headers, body }
@@ -215,7 +278,9 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
       model.now--;
     });
     if (d.hang) return; // held open until the client goes away or close() drops it
-    const delay = (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
+    const delay = overCap
+      ? 0
+      : (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
     if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
     else answer(res, body, prompt, d, status);
   };

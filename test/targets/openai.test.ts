@@ -1,10 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: a literal ${VAR} reference is under test.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CanceledError, ProctorError } from '../../src/errors.js';
+import { CanceledError } from '../../src/errors.js';
 import { openai } from '../../src/targets/openai.js';
 import type { Target } from '../../src/targets/target.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { proctorError, rejection } from '../support/rejection.js';
 
 const context = { baseDir: process.cwd(), env: {} };
 // A fresh signal per call, as the engine gives each case its own.
@@ -12,21 +13,6 @@ const never = (): AbortSignal => new AbortController().signal;
 
 const makeTarget = (url: string, extra: Record<string, unknown> = {}): Target =>
   openai.create(openai.config.parse({ base_url: url, model: 'fake-model', api_key: 'sk-test', ...extra }), context);
-
-const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-};
-
-const proctorError = async (promise: Promise<unknown>): Promise<ProctorError> => {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(ProctorError);
-  return error as ProctorError;
-};
 
 /** A port nothing listens on: bind one, then let it go. */
 const closedPort = async (): Promise<number> => {
@@ -52,7 +38,8 @@ describe('openai target', () => {
     const target = makeTarget(server.url, { system: 'be brief', temperature: 0.2, max_tokens: 50 });
     const out = await target.invoke({ prompt: 'hello there', vars: {} }, never());
     expect(out.text).toBe('echo: hello there');
-    expect(out.usage).toEqual({ inputTokens: 11, outputTokens: 7, costUsd: 0 });
+    // No price is known inside the target: the cost is unknown (null) until [pricing] gives one.
+    expect(out.usage).toMatchObject({ inputTokens: 11, outputTokens: 7, costUsd: null });
     expect(out.transcript).toEqual([
       { role: 'system', content: 'be brief' },
       { role: 'user', content: 'hello there' },
@@ -103,22 +90,25 @@ describe('openai target', () => {
     expect((await target.invoke({ prompt, vars: {} }, never())).text).toBe('echo: b');
   });
 
-  it('classifies 429 as rate_limited with Retry-After seconds', async () => {
-    const error = await proctorError(
-      makeTarget(server.url).invoke({ prompt: 'c [[status:429 retry-after:2 times:1]]', vars: {} }, never()),
+  it('waits out a 429 for its Retry-After seconds inside the call (no retry of the case spent)', async () => {
+    const started = Date.now();
+    const out = await makeTarget(server.url, { model: 'rl-c' }).invoke(
+      { prompt: 'c [[status:429 retry-after:2 times:1]]', vars: {} },
+      never(),
     );
-    expect(error.kind).toBe('rate_limited');
-    expect(error.detail.retryAfterMs).toBe(2000);
+    expect(out.text).toBe('echo: c');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
   });
 
   it('prefers retry-after-ms', async () => {
-    const error = await proctorError(
-      makeTarget(server.url).invoke(
-        { prompt: 'd [[status:429 retry-after-ms:1500 retry-after:9]]', vars: {} },
-        never(),
-      ),
+    const started = Date.now();
+    await makeTarget(server.url, { model: 'rl-d' }).invoke(
+      { prompt: 'd [[status:429 retry-after-ms:1500 retry-after:9 times:1]]', vars: {} },
+      never(),
     );
-    expect(error.detail.retryAfterMs).toBe(1500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(Date.now() - started).toBeLessThan(9000);
   });
 
   it('classifies another 4xx as internal, not retryable', async () => {

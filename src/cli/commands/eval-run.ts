@@ -128,6 +128,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   try {
     const plan = planEvalRun(config, cwd, paths, { ...opts, timeoutS: opts.timeout }, process.env);
     reportSelection(plan);
+    for (const warning of plan.warnings) process.stderr.write(`${warning}\n`);
     if (opts.dryRun) {
       process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
       return exitCodes.ok;

@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import type { Json } from '../../records.js';
+import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
 const config = z.object({
-  target: z.object({
-    label: z.string(),
-    kind: z.string(),
-    config: z.record(z.string(), z.json()),
-    baseDir: z.string(),
-  }),
+  target: targetRefSchema,
   prompt: z.string(),
+  /** A chat prompt's messages; `prompt` is then its last user message. */
+  messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).optional(),
 });
 
 /** Sends the prompt to a target; keeps the reply in `outputs.<step>` and the full transcript in the journal. */
@@ -18,7 +16,12 @@ export const prompt: StepDef<typeof config> = {
   async execute(step, ctx) {
     const target = ctx.services.target(step.target);
     const out = await target.invoke(
-      { prompt: step.prompt, vars: ctx.vars, ...(ctx.workspace ? { cwd: ctx.workspace } : {}) },
+      {
+        prompt: step.prompt,
+        vars: ctx.vars,
+        ...(step.messages ? { messages: step.messages } : {}),
+        ...(ctx.workspace ? { cwd: ctx.workspace } : {}),
+      },
       ctx.signal,
     );
     const summary = {
@@ -27,6 +30,7 @@ export const prompt: StepDef<typeof config> = {
       usage: { ...out.usage },
       durationMs: out.durationMs,
       target: step.target.label,
+      ...(out.truncated ? { truncated: true } : {}),
     };
     return {
       ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
-import { scoreCase } from '../../graders/assertion.js';
 import { graderKinds } from '../../graders/registry.js';
-import type { Json } from '../../records.js';
-import { zeroUsage } from '../../records.js';
+import { type Json, type Usage, zeroUsage } from '../../records.js';
+import { gradeOutput } from '../grade.js';
+import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
 const config = z.object({
@@ -27,12 +27,14 @@ const config = z.object({
       config: z.record(z.string(), z.unknown()),
     }),
   ),
+  /** The judge targets of model-graded assertions, by the label their `judge` names. */
+  judges: z.record(z.string(), targetRefSchema).default({}),
 });
 
 interface PromptOutput {
   text: string;
   prompt?: string;
-  usage?: { inputTokens: number; outputTokens: number; costUsd: number };
+  usage?: Usage;
   durationMs?: number;
   target?: string;
 }
@@ -58,24 +60,11 @@ export const verify: StepDef<typeof config> = {
       usage: graded.usage ?? zeroUsage(),
       durationMs: graded.durationMs ?? 0,
     };
-    const results = [];
-    for (const spec of step.assert) {
-      const assertion = ctx.services.assertion({ spec, baseDir: step.baseDir });
-      const r = await assertion.grade(input, ctx.signal);
-      results.push({ id: assertion.id, weight: assertion.weight, required: assertion.required, ...r });
-    }
-    const { score, pass: weightedPass } = scoreCase(results, step.threshold);
-    const pass =
-      step.aggregate === 'all_pass'
-        ? results.every((r) => r.pass)
-        : step.aggregate === 'any_pass'
-          ? results.some((r) => r.pass)
-          : weightedPass;
-    const verification = { score, pass, threshold: step.threshold, aggregate: step.aggregate, results };
+    const { verification, judgeCalls } = await gradeOutput(step, input, ctx.services, ctx.signal);
     return {
-      ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification }],
-      output: verification as unknown as Json,
-      passed: pass,
+      ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification as unknown as Json }],
+      output: { ...verification, ...(verification.judgeUsage ? { judgeCalls } : {}) } as unknown as Json,
+      passed: verification.pass,
     };
   },
 };

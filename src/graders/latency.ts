@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import type { GraderDef } from './grader.js';
+
+const config = z.strictObject({ value: z.number().positive().describe('Most milliseconds the target may take') });
+
+/** The target answered within `value` ms. */
+export const latency: GraderDef<typeof config> = {
+  config,
+  create:
+    ({ value }) =>
+    ({ durationMs }) => {
+      const pass = durationMs <= value;
+      return {
+        pass,
+        score: pass ? 1 : 0,
+        reason: `took ${Math.round(durationMs)} ms ${pass ? '<=' : '>'} ${value} ms`,
+      };
+    },
+};

@@ -1,0 +1,72 @@
+import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider';
+import { z } from 'zod';
+import { rateGate } from './rate-gate.js';
+import type { Target, TargetContext } from './target.js';
+
+/** Config keys every AI SDK target shares, spelled once. */
+export const modelTargetKeys = {
+  model: z.string().min(1),
+  /** `${VAR}` is resolved in the executing process, not by the plan; never written to disk (see secretKeys). */
+  api_key: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  system: z.string().optional(),
+  timeout_s: z.number().positive().optional(),
+};
+
+/** An endpoint URL; an unresolved `${VAR}` passes: the plan validates before a worker's secrets are known. */
+export const endpointUrl = (example: string) =>
+  z.string().refine((s) => s.includes('${') || URL.canParse(s), `must be a URL like ${example}`);
+
+/** The config keys every AI SDK target has. */
+export interface ModelTargetConfig {
+  base_url?: string | undefined;
+  model: string;
+  api_key?: string | undefined;
+  api_key_env: string;
+  temperature?: number | undefined;
+  max_tokens?: number | undefined;
+  system?: string | undefined;
+  timeout_s?: number | undefined;
+}
+
+/**
+ * A target over an AI SDK language model. The SDK's provider and the call plumbing are imported on the first
+ * call: a command that never calls a model (validate, results, runs) does not pay for loading them.
+ */
+export const modelTarget = (
+  kind: string,
+  cfg: ModelTargetConfig,
+  context: TargetContext,
+  load: (apiKey: string | undefined) => Promise<LanguageModelV3>,
+  /** The same endpoint's embedding model, for a kind that has one. */
+  loadEmbedding?: (apiKey: string | undefined) => Promise<EmbeddingModelV3>,
+): Target => {
+  const apiKey = cfg.api_key ?? context.env[cfg.api_key_env];
+  const url = cfg.base_url ?? kind;
+  const gate = rateGate({
+    kind,
+    url,
+    apiKey,
+    model: cfg.model,
+    role: context.role ?? 'target',
+    label: context.label ?? kind,
+  });
+  const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
+  const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens };
+  let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;
+  const target: Target = {
+    invoke: async (input, signal) => {
+      loaded ??= Promise.all([load(apiKey), import('./model-call.js')]);
+      const [model, { generateTurn }] = await loaded;
+      return generateTurn(model, input, signal, bounds, settings);
+    },
+  };
+  if (!loadEmbedding) return target;
+  let embedder: Promise<[EmbeddingModelV3, typeof import('./model-call.js')]> | undefined;
+  target.embed = async (texts, signal) => {
+    embedder ??= Promise.all([loadEmbedding(apiKey), import('./model-call.js')]);
+    const [model, { embedTexts }] = await embedder;
+    return embedTexts(model, texts, signal, bounds);
+  };
+  return target;
+};

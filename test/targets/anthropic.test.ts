@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anthropic } from '../../src/targets/anthropic.js';
+import { priceUsage } from '../../src/targets/cost.js';
+import type { Target } from '../../src/targets/target.js';
+import { type FakeAnthropicServer, startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { proctorError } from '../support/rejection.js';
+
+const never = (): AbortSignal => new AbortController().signal;
+
+let server: FakeAnthropicServer;
+beforeAll(async () => {
+  server = await startFakeAnthropicServer({
+    usage: { input_tokens: 10, output_tokens: 7, cache_creation_input_tokens: 5, cache_read_input_tokens: 20 },
+    respond: (prompt) => (prompt.includes('grade me') ? { toolInput: { choice: 'C', reason: 'same' } } : undefined),
+  });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const makeTarget = (extra: Record<string, unknown> = {}): Target =>
+  anthropic.create(
+    anthropic.config.parse({ base_url: server.url, model: 'claude-fake', api_key: 'sk-ant-test', ...extra }),
+    { baseDir: process.cwd(), env: {} },
+  );
+
+describe('anthropic target', () => {
+  it('sends system, temperature, max_tokens and the key; maps cache read/write usage and prices it', async () => {
+    const out = await makeTarget({ system: 'be brief', temperature: 0, max_tokens: 64 }).invoke(
+      { prompt: 'hello', vars: {} },
+      never(),
+    );
+    expect(out.text).toBe('echo: hello');
+    const sent = server.requests.at(-1);
+    expect(sent?.body.system).toEqual([{ type: 'text', text: 'be brief' }]);
+    expect(sent?.body.max_tokens).toBe(64);
+    expect(sent?.headers['x-api-key']).toBe('sk-ant-test');
+    expect(out.usage).toMatchObject({ inputTokens: 35, outputTokens: 7, cacheReadTokens: 20, cacheWriteTokens: 5 });
+    expect(out.usage.costUsd).toBeNull();
+    // 10 fresh input at $3/M, 20 cache reads at $0.3/M, 5 cache writes at $3.75/M, 7 output at $15/M.
+    const priced = priceUsage(out.usage, { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 });
+    expect(priced.costUsd).toBeCloseTo((10 * 3 + 20 * 0.3 + 5 * 3.75 + 7 * 15) / 1e6, 12);
+  });
+
+  it('forces a tool call when asked for structured output, and flags a max_tokens stop as truncated', async () => {
+    const tool = { name: 'submit_grade', description: 'grade', schema: { type: 'object', properties: {} } };
+    const graded = await makeTarget().invoke({ prompt: 'grade me', vars: {}, tool }, never());
+    expect(graded.toolInput).toEqual({ choice: 'C', reason: 'same' });
+    expect(server.requests.at(-1)?.body.tool_choice).toMatchObject({ type: 'tool', name: 'submit_grade' });
+    const cut = await makeTarget().invoke({ prompt: 'long [[stop:max_tokens]]', vars: {} }, never());
+    expect(cut.truncated).toBe(true);
+  });
+
+  it('waits out a 429 with retry-after: 1 inside the call, without failing it', async () => {
+    const started = Date.now();
+    const out = await makeTarget({ model: 'claude-429' }).invoke(
+      { prompt: 'busy [[status:429 retry-after:1 times:1]]', vars: {} },
+      never(),
+    );
+    expect(out.text).toContain('busy');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(server.requests.filter((r) => r.prompt.includes('busy')).map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('classifies 529 as a retryable http_5xx and 400 as not retryable', async () => {
+    const overloaded = await proctorError(makeTarget().invoke({ prompt: 'x [[status:529]]', vars: {} }, never()));
+    expect(overloaded.kind).toBe('http_5xx');
+    expect(overloaded.retryable).toBe(true);
+    const bad = await proctorError(makeTarget().invoke({ prompt: 'x [[status:400]]', vars: {} }, never()));
+    expect(bad.retryable).toBe(false);
+  });
+});

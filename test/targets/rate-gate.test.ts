@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Summary } from '../../src/bundle/summary.js';
+import { openai } from '../../src/targets/openai.js';
+import { rateGate } from '../../src/targets/rate-gate.js';
+import { runCli } from '../support/cli.js';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { onlyBundle, tempProject } from '../support/project.js';
+
+// The endpoint allows 5 requests at once and answers 429 above that.
+let server: FakeModelServer;
+beforeAll(async () => {
+  server = await startFakeModelServer({ maxConcurrent: 5, latencyMs: 10 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const rejected = (): number => server.requests.filter((r) => r.status === 429).length;
+
+describe('adaptive rate limit (AIMD)', () => {
+  it('50 callers over 500 calls: none fails, the limit settles near 5, a judge has its own', async () => {
+    server.reset();
+    const context = { baseDir: process.cwd(), env: {} };
+    const target = openai.create(openai.config.parse({ base_url: server.url, model: 'm1', api_key: 'k1' }), context);
+    const judge = openai.create(openai.config.parse({ base_url: server.url, model: 'm1', api_key: 'k1' }), {
+      ...context,
+      role: 'judge',
+    });
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < 500) {
+        next++;
+        await target.invoke({ prompt: `q${next}`, vars: {} }, new AbortController().signal);
+      }
+    };
+    await Promise.all(Array.from({ length: 50 }, worker));
+    const gate = rateGate({ kind: 'openai', url: server.url, apiKey: 'k1', model: 'm1', role: 'target', label: 'x' });
+    expect(gate.limit).toBeGreaterThanOrEqual(3);
+    expect(gate.limit).toBeLessThanOrEqual(6);
+    expect(gate.history.some((e) => e.reason === 'rate_limit')).toBe(true);
+    // The judge's gate is untouched by the target's 429s.
+    const judgeGate = rateGate({
+      kind: 'openai',
+      url: server.url,
+      apiKey: 'k1',
+      model: 'm1',
+      role: 'judge',
+      label: 'x',
+    });
+    expect(judgeGate).not.toBe(gate);
+    expect(judgeGate.history).toEqual([]);
+    await judge.invoke({ prompt: 'j', vars: {} }, new AbortController().signal);
+    // Few calls were refused: the gate holds the rest back instead of letting them 429.
+    expect(rejected()).toBeLessThan(100);
+  }, 60_000);
+
+  it('through the CLI: max_concurrency 50 over 500 cases ends with zero errors and no retries spent', async () => {
+    server.reset();
+    const p = tempProject({
+      'rl.eval.yaml': `
+targets: [{ label: api, kind: openai, base_url: "${server.url}", model: m2, api_key: k2 }]
+prompts: ["case {{ n }}"]
+evaluate_options: { max_concurrency: 50, retries: 0 }
+tests: file://cases.jsonl
+`,
+      'cases.jsonl': `${Array.from({ length: 500 }, (_, n) => JSON.stringify({ vars: { n } })).join('\n')}\n`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'rl.eval.yaml'], { cwd: p.dir, timeoutMs: 120_000 });
+      expect(run.code, run.stderr.slice(-2000)).toBe(0);
+      const summary = JSON.parse(readFileSync(join(onlyBundle(p), 'summary.json'), 'utf8')) as Summary;
+      expect(summary.counts).toMatchObject({ total: 500, passed: 500, error: 0 });
+      expect(rejected()).toBeGreaterThan(0);
+      expect(rejected()).toBeLessThan(150);
+    } finally {
+      p.remove();
+    }
+  }, 150_000);
+
+  it('a 429 with Retry-After holds the case without spending a retry, and the progress line says until when', async () => {
+    server.reset();
+    const p = tempProject({
+      'wait.eval.yaml': `
+targets: [{ label: slowapi, kind: openai, base_url: "${server.url}", model: m3, api_key: k3 }]
+prompts: ["wait [[status:429 retry-after:3 times:1]]"]
+evaluate_options: { retries: 0 }
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'wait.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/rate-limited by slowapi, resuming in \d/);
+      expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
+    } finally {
+      p.remove();
+    }
+  }, 30_000);
+});
