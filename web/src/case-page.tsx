@@ -95,7 +95,7 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
           <div class="label">duration · tokens · cost</div>
           <div>
             {a.row.duration_ms ?? '–'} ms · {a.row.usage ? a.row.usage.input_tokens + a.row.usage.output_tokens : '–'} ·{' '}
-            {a.row.usage ? `$${a.row.usage.cost_usd.toFixed(4)}` : '–'}
+            {typeof a.row.usage?.cost_usd === 'number' ? `$${a.row.usage.cost_usd.toFixed(4)}` : '–'}
           </div>
         </div>
       </div>
