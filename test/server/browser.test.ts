@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { launchChromium, screenshotDir, type TestBrowser } from '../support/browser.js';
 import { type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { manyCases, type SeedCase, seedGroup } from '../support/seed-results.js';
@@ -35,7 +33,7 @@ const compareSides = (side: 'base' | 'head'): SeedCase[] =>
 let project: TempProject;
 let served: ServedExplorer;
 let chrome: TestBrowser;
-const shots = path.join(tmpdir(), `proctor-explorer-shots-${process.pid}`);
+const shots = screenshotDir('explorer');
 
 const open = async (url: string): Promise<Page> => {
   const page = await chrome.context.newPage();
@@ -44,7 +42,6 @@ const open = async (url: string): Promise<Page> => {
 };
 
 beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   project = tempProject({ 'proctor.toml': '' });
   const db = project.path('.proctor/proctor.db');
   await seedGroup(db, 'g-big', manyCases(100_000));
@@ -68,7 +65,7 @@ afterAll(async () => {
   await chrome?.close();
   await served?.stop();
   project?.remove();
-  process.stdout.write(`explorer screenshots: ${shots}\n`);
+  shots.done();
 });
 
 describe('proctor serve in Chromium', () => {
@@ -83,7 +80,7 @@ describe('proctor serve in Chromium', () => {
     // whole suite, on 2 shared cores, the same cold paint was measured at 1.5–1.8 s: the slack is for that.
     expect(paintMs).toBeLessThan(3000);
     await page.locator('[data-testid=targets]').waitFor();
-    await page.screenshot({ path: path.join(shots, 'run.png') });
+    await page.screenshot({ path: path.join(shots.dir, 'run.png') });
     await page.locator('[data-testid=case-table]').focus();
     await page.keyboard.press('End');
     await page.locator('.vt-row[data-index="99999"][data-key="k099999"]').waitFor();
@@ -119,7 +116,7 @@ describe('proctor serve in Chromium', () => {
     await page.locator('[data-testid=message]').first().click();
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('main img, main script, main svg').count()).toBe(0);
-    await page.screenshot({ path: path.join(shots, 'case.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shots.dir, 'case.png'), fullPage: true });
     await page.close();
   });
 
@@ -135,7 +132,7 @@ describe('proctor serve in Chromium', () => {
     const diff = page.locator('[data-testid=diff]');
     await expect.poll(() => diff.textContent(), { timeout: 10_000 }).toContain('head says 0');
     expect(await diff.textContent()).toContain('base says 0');
-    await page.screenshot({ path: path.join(shots, 'compare.png'), fullPage: true });
+    await page.screenshot({ path: path.join(shots.dir, 'compare.png'), fullPage: true });
     await page.close();
   });
 
@@ -147,7 +144,7 @@ describe('proctor serve in Chromium', () => {
     expect(api).toBe(421);
     const list = await open(served.url);
     await list.locator('tr[data-run="g-big"]').waitFor();
-    await list.screenshot({ path: path.join(shots, 'runs.png') });
+    await list.screenshot({ path: path.join(shots.dir, 'runs.png') });
     await page.close();
     await list.close();
   });

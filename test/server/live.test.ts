@@ -1,11 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
-import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { launchChromium, screenshotDir, type TestBrowser } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { type TempProject, tempProject } from '../support/project.js';
@@ -31,6 +30,7 @@ let project: TempProject;
 let served: ServedExplorer;
 let chrome: TestBrowser;
 let store: Store;
+const shots = screenshotDir('explorer-live');
 
 beforeAll(async () => {
   project = tempProject({ 'proctor.toml': '', 'evals/slow.eval.yaml': evalFile });
@@ -44,6 +44,7 @@ afterAll(async () => {
   await chrome?.close();
   await served?.stop();
   project?.remove();
+  shots.done();
 });
 
 describe('proctor serve: a live eval run', () => {
@@ -93,10 +94,10 @@ describe('proctor serve: a live eval run', () => {
     await page.getByText('Task run').waitFor();
     expect(await page.locator('main').textContent()).toContain('COMPLETED');
     expect(await page.locator('main details').count()).toBeGreaterThan(0);
-    await page.screenshot({ path: path.join(tmpdir(), `proctor-explorer-task-${process.pid}.png`), fullPage: true });
+    await page.screenshot({ path: path.join(shots.dir, 'task.png'), fullPage: true });
     await page.goto(served.url);
     await page.locator(`tr[data-run="${group}"]`).waitFor();
-    await page.screenshot({ path: path.join(tmpdir(), `proctor-explorer-runs-${process.pid}.png`) });
+    await page.screenshot({ path: path.join(shots.dir, 'runs-live.png') });
     await page.close();
   });
 });

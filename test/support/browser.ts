@@ -34,3 +34,18 @@ export const launchChromium = async (): Promise<TestBrowser> => {
     },
   };
 };
+
+/**
+ * Where a browser test saves its page screenshots, for a person to look at: kept when PROCTOR_KEEP_SCREENSHOTS
+ * is set (the path is printed), else removed with the test's other temporary files.
+ */
+export const screenshotDir = (name: string): { dir: string; done(): void } => {
+  const dir = mkdtempSync(path.join(tmpdir(), `proctor-${name}-shots-`));
+  return {
+    dir,
+    done: () => {
+      if (process.env.PROCTOR_KEEP_SCREENSHOTS) process.stdout.write(`screenshots: ${dir}\n`);
+      else rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
