@@ -49,7 +49,16 @@ export const readCaseDetail = (dir: string, row: IndexRow): CaseDetail => {
   const file = resolve(dir, row.artifacts, 'result.json');
   if (relative(dir, file).startsWith('..') || !existsSync(file)) return none;
   try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return parseCaseDetail(readFileSync(file, 'utf8'));
+  } catch {
+    return none;
+  }
+};
+
+/** The detail a `result.json` text holds; none when it is not the JSON the engine writes. */
+export const parseCaseDetail = (text: string): CaseDetail => {
+  try {
+    const value: unknown = JSON.parse(text);
     if (!isObject(value)) return none;
     return { output: typeof value.output === 'string' ? value.output : undefined, reasons: reasonsOf(value.steps) };
   } catch {

@@ -279,6 +279,18 @@ const program = (setCode: (code: number) => void): Command => {
       const { worker } = await import('./commands/worker.js');
       setCode(await worker(opts));
     });
+
+  root
+    .command('serve')
+    .description('serve the explorer: watch, inspect, compare, start and cancel runs in a browser')
+    .option('--port <n>', 'port (default 4173; 0 picks a free one)', nonNegativeInt)
+    .option('--host <host>', 'address to bind (default 127.0.0.1); any other needs --token')
+    .option('--token <token>', 'required from every client (default: $PROCTOR_SERVE_TOKEN)')
+    .option('--open', 'open the explorer in a browser')
+    .action(async (opts: { port?: number; host?: string; token?: string; open?: boolean }) => {
+      const { serveCommand } = await import('./commands/serve.js');
+      setCode(await serveCommand(opts));
+    });
   return root;
 };
 

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import * as explorer from './explorer-reads.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
@@ -349,18 +350,7 @@ export class KyselyStore implements Store {
         .limit(limit)
         .execute(),
     );
-    return rows.map((r) => ({
-      seq: Number(r.seq),
-      runId: r.runId,
-      groupId: r.groupId,
-      caseKey: r.caseKey,
-      attempt: r.attempt,
-      target: r.target,
-      evalPath: r.evalPath,
-      row: JSON.parse(r.row) as JsonObject,
-      files: JSON.parse(r.files) as Record<string, string>,
-      committedAt: Number(r.committedAt),
-    }));
+    return rows.map(explorer.toStoredResult);
   }
 
   async countResults(groupId: string): Promise<number> {
@@ -583,5 +573,33 @@ export class KyselyStore implements Store {
     await this.batch.flush();
     await this.db.destroy();
     await this.onClose();
+  }
+
+  listGroups(filter: explorer.GroupFilter): Promise<explorer.GroupSummary[]> {
+    return this.reconnect.run(() => explorer.listGroups(this.db, filter));
+  }
+
+  queryCases(groupId: string, query: explorer.CaseQuery): Promise<explorer.CasePage> {
+    return this.reconnect.run(() => explorer.queryCases(this.db, groupId, query));
+  }
+
+  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]> {
+    return this.reconnect.run(() => explorer.caseAttempts(this.db, groupId, caseKey));
+  }
+
+  resultBySeq(seq: number): Promise<StoredResult | undefined> {
+    return this.reconnect.run(() => explorer.resultBySeq(this.db, seq));
+  }
+
+  caseMatrix(groupId: string, limit: number): Promise<explorer.MatrixCell[]> {
+    return this.reconnect.run(() => explorer.caseMatrix(this.db, groupId, limit));
+  }
+
+  caseFacets(groupId: string): Promise<explorer.CaseFacets> {
+    return this.reconnect.run(() => explorer.caseFacets(this.db, groupId));
+  }
+
+  lastResultSeq(groupId: string): Promise<number> {
+    return this.reconnect.run(() => explorer.lastResultSeq(this.db, groupId));
   }
 }

@@ -225,4 +225,25 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .columns(['pool', 'state', 'created_at'])
     .execute();
   await db.schema.createIndex('results_group').ifNotExists().on('results').columns(['group_id', 'seq']).execute();
+  // The explorer's case table keeps only each key's latest attempt (a probe by key); its filters, counts and
+  // facets read the covering index below instead of the wide rows.
+  await db.schema
+    .createIndex('results_group_key')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'case_key', 'seq'])
+    .execute();
+  await db.schema
+    .createIndex('results_group_filters')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'outcome', 'target', 'eval_path', 'error_kind', 'seq'])
+    .execute();
+  // The explorer's runs list counts every group by status and outcome: from this index, not the table.
+  await db.schema
+    .createIndex('runs_group_counts')
+    .ifNotExists()
+    .on('runs')
+    .columns(['group_id', 'status', 'outcome', 'target', 'case_key', 'created_at', 'started_at', 'finished_at'])
+    .execute();
 };

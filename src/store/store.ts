@@ -1,5 +1,6 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import type { CaseFacets, CasePage, CaseQuery, GroupFilter, GroupSummary, MatrixCell } from './explorer-reads.js';
 import type { QueueLedger } from './queue-ledger.js';
 
 export const runStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
@@ -220,4 +221,16 @@ export interface Store {
   /** Gives space freed by deletes back to the file system, where the backend needs telling (SQLite). */
   compact(): Promise<void>;
   close(): Promise<void>;
+  // Reads for the explorer (server/): runs list, case table, case attempts, matrix, artifacts.
+  /** Groups of the run index with their counts, newest first. */
+  listGroups(filter: GroupFilter): Promise<GroupSummary[]>;
+  /** A page of a group's latest case results matching `query`, and the number matching in all. */
+  queryCases(groupId: string, query: CaseQuery): Promise<CasePage>;
+  /** Every committed attempt of a case in a group, oldest first. */
+  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]>;
+  resultBySeq(seq: number): Promise<StoredResult | undefined>;
+  /** (eval, test, target) cells over a group's latest results, at most `limit`. */
+  caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
+  caseFacets(groupId: string): Promise<CaseFacets>;
+  lastResultSeq(groupId: string): Promise<number>;
 }

@@ -1,0 +1,75 @@
+// The explorer on a big run (issue 11): `proctor serve` over a store holding one 100,000-case eval run.
+//   npx tsx bench/explorer.ts [--cases 100000] [--samples 30]
+// Seeds the store in one transaction, starts the built CLI's server, then measures in Chromium the time from
+// navigation to the first case rows painted (cold, then warm), and over HTTP the latency of the run page's
+// requests (p50 / p95 of `samples` serial calls each) and the server's resident memory.
+// Goals: first rows < 1 s; API first page < 100 ms; a filter or text query < 300 ms.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { launchChromium } from '../test/support/browser.js';
+import { serveExplorer } from '../test/support/explorer.js';
+import { tempProject } from '../test/support/project.js';
+import { manyCases, seedGroup } from '../test/support/seed-results.js';
+
+const { values } = parseArgs({
+  options: { cases: { type: 'string', default: '100000' }, samples: { type: 'string', default: '30' } },
+});
+const cases = Number(values.cases);
+const samples = Number(values.samples);
+
+const project = tempProject();
+writeFileSync(project.path('proctor.toml'), '');
+let t = Date.now();
+await seedGroup(project.path('.proctor/proctor.db'), 'big', manyCases(cases));
+console.log(`seeded ${cases} cases in ${Date.now() - t} ms`);
+
+const served = await serveExplorer(project.dir);
+const rssMb = () =>
+  Math.round(
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${served.cli.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+  );
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+try {
+  const chrome = await launchChromium();
+  for (const label of ['cold', 'warm', 'warm']) {
+    const page = await chrome.context.newPage();
+    t = Date.now();
+    await page.goto(`${served.url}runs/big`);
+    await page.locator('.vt-row[data-key]').first().waitFor();
+    console.log(`run page, first rows painted (${label}): ${Date.now() - t} ms`);
+    await page.close();
+  }
+  await chrome.close();
+
+  const last = Math.max(0, cases - 200);
+  const requests: [string, string][] = [
+    ['runs list', '/api/v1/runs'],
+    ['run summary', '/api/v1/runs/big'],
+    ['cases, first page (200)', '/api/v1/runs/big/cases?limit=200'],
+    ['cases, last page', `/api/v1/runs/big/cases?offset=${last}&limit=200`],
+    ['cases, outcome+target filter', '/api/v1/runs/big/cases?outcome=failed&target=beta&limit=200'],
+    ['cases, error kind filter', '/api/v1/runs/big/cases?error_kind=timeout&limit=200'],
+    ['cases, text query', '/api/v1/runs/big/cases?q=needle-4242&limit=200'],
+    ['matrix', '/api/v1/runs/big/matrix'],
+    ['case page', '/api/v1/runs/big/cases/k004242'],
+  ];
+  for (const [name, path] of requests) {
+    const times: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const start = performance.now();
+      const res = await fetch(`${served.url}${path.slice(1)}`);
+      await res.arrayBuffer();
+      times.push(performance.now() - start);
+    }
+    // The first call of a query pays for its count; later ones reuse it while the run has no new commit.
+    console.log(
+      `${name.padEnd(30)} first ${times[0]?.toFixed(1)} ms  p50 ${quantile(times, 0.5)?.toFixed(1)} ms  p95 ${quantile(times, 0.95)?.toFixed(1)} ms`,
+    );
+  }
+  console.log(`server RSS after: ${rssMb()} MB`);
+} finally {
+  await served.stop();
+  project.remove();
+}

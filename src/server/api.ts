@@ -1,0 +1,168 @@
+import { Hono } from 'hono';
+import type { Env } from '../plan/env.js';
+import type { ProjectConfig } from '../plan/spec.js';
+import { cancelRun } from '../runners/cancel-run.js';
+import { openRunner } from '../runners/open.js';
+import { configuredLeaseMs } from '../runners/registry.js';
+import { isTerminal, type Store } from '../store/store.js';
+import { attemptView } from './case-view.js';
+import { compareGroups } from './compare-groups.js';
+import { type EventOptions, groupEvents, runsEvents } from './events.js';
+import { projectEvals } from './project.js';
+import { startEvalRun } from './start-run.js';
+import { Summaries } from './summaries.js';
+
+export interface ApiDeps {
+  store: Store;
+  config: ProjectConfig;
+  env: Env;
+  events: EventOptions;
+}
+
+const runsShown = 200;
+
+const intParam = (value: string | undefined, fallback: number, min: number, max: number): number | undefined => {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= min && n <= max ? n : undefined;
+};
+
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+
+/** The JSON API under /api/v1. Reads go to the store; starting and canceling go through the CLI's own paths. */
+export const api = ({ store, config, env, events }: ApiDeps): Hono => {
+  const app = new Hono();
+  const summaries = new Summaries(store);
+  app.use(async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+
+  app.get('/runs', async (c) => c.json({ runs: await summaries.groups(runsShown) }));
+
+  app.get('/runs/:group', async (c) => {
+    const groupId = c.req.param('group');
+    const detail = await summaries.group(groupId);
+    return detail ? c.json(detail) : c.json({ error: `no run "${groupId}"` }, 404);
+  });
+
+  app.get('/runs/:group/matrix', async (c) => c.json({ cells: await summaries.matrix(c.req.param('group'), 5000) }));
+
+  app.get('/runs/:group/runs', async (c) => {
+    const runs = await store.listRuns({ groupId: c.req.param('group'), limit: 500 });
+    return c.json({ runs: runs.map(({ owner: _owner, metadata: _metadata, ...r }) => r) });
+  });
+
+  app.get('/runs/:group/cases', async (c) => {
+    const offset = intParam(c.req.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = intParam(c.req.query('limit'), 200, 1, 500);
+    if (offset === undefined || limit === undefined)
+      return c.json({ error: 'offset must be an integer ≥ 0 and limit an integer from 1 to 500' }, 400);
+    const q = (name: string) => c.req.query(name) || undefined;
+    const page = await summaries.cases(c.req.param('group'), {
+      offset,
+      limit,
+      ...(q('outcome') ? { outcome: q('outcome') } : {}),
+      ...(q('target') ? { target: q('target') } : {}),
+      ...(q('eval') ? { evalPath: q('eval') } : {}),
+      ...(q('error_kind') ? { errorKind: q('error_kind') } : {}),
+      ...(q('q') ? { q: q('q') } : {}),
+    });
+    return c.json({ offset, ...page });
+  });
+
+  app.get('/runs/:group/cases/:key', async (c) => {
+    const attempts = await store.caseAttempts(c.req.param('group'), c.req.param('key'));
+    if (attempts.length === 0) return c.json({ error: 'no such case in this run' }, 404);
+    const views = await Promise.all(
+      attempts.map(async (a) => {
+        const run = await store.getRun(a.runId);
+        return attemptView(a, run ? await store.readJournal(run.instanceId) : []);
+      }),
+    );
+    return c.json({ key: c.req.param('key'), attempts: views });
+  });
+
+  // An artifact is named by the result's commit number and a name from its own manifest, never a path.
+  app.get('/artifacts/:seq/:name', async (c) => {
+    const seq = c.req.param('seq');
+    const name = c.req.param('name');
+    const result = /^\d{1,15}$/.test(seq) ? await store.resultBySeq(Number(seq)) : undefined;
+    if (!result || !Object.hasOwn(result.files, name)) return c.text('no such artifact', 404);
+    const safeName = name.replace(/[^\w.-]/g, '_');
+    c.header('Content-Security-Policy', 'sandbox');
+    c.header(
+      'Content-Disposition',
+      `${c.req.query('download') === '1' ? 'attachment' : 'inline'}; filename="${safeName}"`,
+    );
+    // Always text: an agent's HTML or SVG must never render on this origin.
+    return c.body(result.files[name] as string, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+  });
+
+  app.get('/compare', async (c) => {
+    const base = c.req.query('base');
+    const head = c.req.query('head');
+    if (!base || !head) return c.json({ error: 'pass ?base=RUN&head=RUN' }, 400);
+    return c.json(await compareGroups(store, base, head));
+  });
+
+  app.get('/tasks/:run', async (c) => {
+    const run = await store.getRun(c.req.param('run'));
+    if (!run) return c.json({ error: 'no such run' }, 404);
+    const [instance, journal] = await Promise.all([
+      store.getInstance(run.instanceId),
+      store.readJournal(run.instanceId),
+    ]);
+    return c.json({ run, instance, journal });
+  });
+
+  app.get('/project', (c) => c.json(projectEvals(config, env)));
+
+  app.get('/events', async (c) => {
+    const group = c.req.query('group');
+    if (!group) return runsEvents(c, summaries, runsShown, events);
+    const after = intParam(c.req.header('last-event-id') ?? c.req.query('after'), 0, 0, Number.MAX_SAFE_INTEGER);
+    if (after === undefined) return c.json({ error: 'Last-Event-ID must be a result sequence number' }, 400);
+    return groupEvents(c, store, summaries, group, after, events);
+  });
+
+  app.post('/runs', async (c) => {
+    const body = (await c.req.json().catch(() => undefined)) as { evals?: unknown; targets?: unknown } | undefined;
+    const evals = strings(body?.evals);
+    const targets = strings(body?.targets) ?? [];
+    if (!evals || evals.length === 0) return c.json({ error: 'choose at least one eval file' }, 400);
+    // Only files the project itself offers: a client never names an arbitrary path to run.
+    const known = projectEvals(config, env).evals;
+    const unknown = evals.filter((e) => !known.some((k) => k.path === e));
+    if (unknown.length) return c.json({ error: `not an eval file of this project: ${unknown.join(', ')}` }, 400);
+    const offered = new Set(known.filter((k) => evals.includes(k.path)).flatMap((k) => k.targets));
+    const foreign = targets.filter((t) => !offered.has(t));
+    if (foreign.length) return c.json({ error: `no such target in those evals: ${foreign.join(', ')}` }, 400);
+    const started = await startEvalRun(config, env, evals, targets);
+    return started.ok ? c.json(started, 201) : c.json({ error: started.message }, 400);
+  });
+
+  app.post('/runs/:group/cancel', async (c) => {
+    const groupId = c.req.param('group');
+    const runs = await store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 1_000_000 });
+    const runner = openRunner(config.runner, store, 1, config.root);
+    try {
+      let requested = 0;
+      for (const run of runs) {
+        const result = await cancelRun(runner, store, run.runId, {
+          waitMs: 0,
+          ...configuredLeaseMs(config.runner),
+        });
+        if (!isTerminal(result.run.status) || result.kind === 'canceled') requested++;
+      }
+      return c.json({ requested });
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  app.notFound((c) => c.json({ error: 'no such endpoint' }, 404));
+  return app;
+};

@@ -1,0 +1,97 @@
+import type { CaseFacets, CasePage, CaseQuery, GroupSummary, MatrixCell } from '../store/explorer-reads.js';
+import type { ProgressRow, Store } from '../store/store.js';
+
+export interface GroupDetail {
+  summary: GroupSummary;
+  progress: ProgressRow[];
+  facets: CaseFacets;
+}
+
+const listTtlMs = 1000;
+// Entries kept per cache: memory is bounded by these, never by how big a run is.
+const kept = 500;
+
+/** Sets `key` as the newest entry, dropping the oldest past the bound. */
+const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > kept) map.delete(map.keys().next().value as string);
+};
+
+/**
+ * Answers the explorer's aggregate reads (counts over a whole run, up to 100k rows each) from memory when the
+ * store cannot have changed them: a finished group never changes again (a terminal status is final), and a
+ * case count stays right while the group's last commit does. The SQLite driver is synchronous, so an aggregate
+ * repeated for every page load and every live client would stall the whole server.
+ */
+export class Summaries {
+  private list: { at: number; groups: Promise<GroupSummary[]> } | undefined;
+  private readonly finished = new Map<string, GroupDetail>();
+  private readonly counts = new Map<string, { lastSeq: number; total: number }>();
+  private readonly matrices = new Map<string, MatrixCell[]>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The newest groups, shared by every client for a second. */
+  groups(limit: number): Promise<GroupSummary[]> {
+    if (!this.list || Date.now() - this.list.at > listTtlMs)
+      this.list = { at: Date.now(), groups: this.store.listGroups({ limit }) };
+    return this.list.groups;
+  }
+
+  async isLive(groupId: string): Promise<boolean> {
+    return (await this.store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 1 })).length > 0;
+  }
+
+  async group(groupId: string): Promise<GroupDetail | undefined> {
+    const known = this.finished.get(groupId);
+    if (known) return known;
+    const live = await this.isLive(groupId);
+    const [summary] = await this.store.listGroups({ limit: 1, groupId });
+    if (!summary) return undefined;
+    const [progress, facets] = await Promise.all([this.store.groupProgress(groupId), this.store.caseFacets(groupId)]);
+    const detail = { summary, progress, facets };
+    // Checked before reading: a group that was finished then is finished in what was read.
+    if (!live) remember(this.finished, groupId, detail);
+    return detail;
+  }
+
+  /** The test × target matrix (at most `limit` cells), kept once the group has finished. */
+  async matrix(groupId: string, limit: number): Promise<MatrixCell[]> {
+    const known = this.matrices.get(groupId);
+    if (known) return known;
+    const live = await this.isLive(groupId);
+    const cells = await this.store.caseMatrix(groupId, limit);
+    if (!live) remember(this.matrices, groupId, cells);
+    return cells;
+  }
+
+  /** A page of cases; the count over all matching is reused while the group has no new commit. */
+  async cases(groupId: string, query: CaseQuery): Promise<CasePage> {
+    const { offset: _offset, limit: _limit, ...filters } = query;
+    const key = JSON.stringify([groupId, filters]);
+    const lastSeq = await this.store.lastResultSeq(groupId);
+    const known = this.counts.get(key);
+    if (known && known.lastSeq === lastSeq) {
+      const { total } = known;
+      // Past the middle, skipping from the end is shorter: the last page of 100k cases skips 0, not 99,800.
+      if (query.offset > total / 2) {
+        const limit = Math.max(0, Math.min(query.limit, total - query.offset));
+        const offset = Math.max(0, total - query.offset - limit);
+        const page = await this.store.queryCases(groupId, {
+          ...query,
+          offset,
+          limit,
+          countless: true,
+          descending: true,
+        });
+        return { total, rows: limit === 0 ? [] : page.rows.reverse() };
+      }
+      const page = await this.store.queryCases(groupId, { ...query, countless: true });
+      return { total, rows: page.rows };
+    }
+    const page = await this.store.queryCases(groupId, query);
+    remember(this.counts, key, { lastSeq, total: page.total });
+    return page;
+  }
+}

@@ -1,0 +1,306 @@
+import { type ExpressionBuilder, type Kysely, PostgresAdapter, type RawBuilder, type Selectable, sql } from 'kysely';
+import type { JsonObject } from '../records.js';
+import type { Database, ResultsTable } from './schema.js';
+import type { StoredResult } from './store.js';
+
+/** One eval run (or task run group) as the explorer's runs list shows it, from counts over the run index. */
+export interface GroupSummary {
+  groupId: string;
+  /** `eval` when its runs are cases, else `task`. */
+  kind: 'eval' | 'task';
+  total: number;
+  queued: number;
+  running: number;
+  passed: number;
+  failed: number;
+  error: number;
+  canceled: number;
+  /** Terminal runs without an outcome (task runs): COMPLETED or FAILED. */
+  completed: number;
+  failedRuns: number;
+  targets: string[];
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** Which latest case results a page of the case table holds. `q` matches the bundle row and artifact text. */
+export interface CaseQuery {
+  outcome?: string;
+  target?: string;
+  evalPath?: string;
+  errorKind?: string;
+  q?: string;
+  offset: number;
+  limit: number;
+  /** Skip counting every match (the caller knows it): `total` is then -1. */
+  countless?: boolean;
+  /** Newest commit first: a page near the end is read from the end instead of skipping all before it. */
+  descending?: boolean;
+}
+
+/** A case table row: the result's columns and its bundle row; never the artifact files. */
+export type CaseRow = Pick<StoredResult, 'seq' | 'runId' | 'caseKey' | 'attempt' | 'target' | 'evalPath' | 'row'> & {
+  outcome: string;
+  score: number | null;
+  errorKind: string | null;
+};
+
+export interface CasePage {
+  total: number;
+  rows: CaseRow[];
+}
+
+/** A (eval, test, target) cell of a run's matrix: its latest cases' outcomes. */
+export interface MatrixCell {
+  evalPath: string;
+  test: string;
+  target: string;
+  total: number;
+  passed: number;
+  failed: number;
+  error: number;
+  meanScore: number | null;
+}
+
+type ResultsBuilder = ExpressionBuilder<Database, 'results'>;
+type Db = Kysely<Database>;
+
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+/** Only a key's latest attempt: the case table and matrix show where each case stands now. */
+const isLatest = (eb: ResultsBuilder) =>
+  eb.not(
+    eb.exists(
+      eb
+        .selectFrom('results as later')
+        .select('later.seq')
+        .whereRef('later.groupId', '=', 'results.groupId')
+        .whereRef('later.caseKey', '=', 'results.caseKey')
+        .whereRef('later.seq', '>', 'results.seq'),
+    ),
+  );
+
+// LIKE treats % and _ as wildcards; a user's text query means them literally.
+const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const casesWhere = (groupId: string, query: CaseQuery) => (eb: ResultsBuilder) => {
+  const parts = [eb('results.groupId', '=', groupId), isLatest(eb)];
+  if (query.outcome) parts.push(eb('results.outcome', '=', query.outcome));
+  if (query.target) parts.push(eb('results.target', '=', query.target));
+  if (query.evalPath) parts.push(eb('results.evalPath', '=', query.evalPath));
+  if (query.errorKind) parts.push(eb('results.errorKind', '=', query.errorKind));
+  if (query.q) {
+    const pattern = likePattern(query.q);
+    parts.push(
+      eb.or([
+        sql<boolean>`${eb.ref('results.row')} like ${pattern} escape '\\'`,
+        sql<boolean>`${eb.ref('results.files')} like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  return eb.and(parts);
+};
+
+export const toStoredResult = (r: Selectable<ResultsTable>): StoredResult => ({
+  seq: Number(r.seq),
+  runId: r.runId,
+  groupId: r.groupId,
+  caseKey: r.caseKey,
+  attempt: r.attempt,
+  target: r.target,
+  evalPath: r.evalPath,
+  row: JSON.parse(r.row) as JsonObject,
+  files: JSON.parse(r.files) as Record<string, string>,
+  committedAt: Number(r.committedAt),
+});
+
+const countWhen = (condition: RawBuilder<unknown>) =>
+  sql<number | string>`sum(case when ${condition} then 1 else 0 end)`;
+
+/** Which groups `listGroups` returns: the newest `limit`, or just one. */
+export interface GroupFilter {
+  limit: number;
+  groupId?: string;
+}
+
+/** Groups of the run index with their counts, newest first. */
+export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSummary[]> => {
+  const rows = await db
+    .selectFrom('runs')
+    .select((eb) => [
+      'groupId',
+      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.count<number | string>('caseKey').as('cases'),
+      countWhen(sql`status = 'QUEUED'`).as('queued'),
+      countWhen(sql`status = 'RUNNING'`).as('running'),
+      countWhen(sql`outcome = 'passed'`).as('passed'),
+      countWhen(sql`outcome = 'failed'`).as('failed'),
+      countWhen(sql`outcome = 'error'`).as('error'),
+      countWhen(sql`status = 'CANCELED'`).as('canceled'),
+      countWhen(sql`status = 'COMPLETED' and outcome is null`).as('completed'),
+      countWhen(sql`status = 'FAILED' and outcome is null`).as('failedRuns'),
+      eb.fn.min<number | string>('createdAt').as('createdAt'),
+      eb.fn.min<number | string | null>('startedAt').as('startedAt'),
+      eb.fn.max<number | string | null>('finishedAt').as('finishedAt'),
+    ])
+    .$if(filter.groupId !== undefined, (q) => q.where('groupId', '=', filter.groupId as string))
+    .groupBy('groupId')
+    .orderBy('createdAt', 'desc')
+    .limit(filter.limit)
+    .execute();
+  if (rows.length === 0) return [];
+  const targets = await db
+    .selectFrom('runs')
+    .select(['groupId', 'target'])
+    .distinct()
+    .where(
+      'groupId',
+      'in',
+      rows.map((r) => r.groupId),
+    )
+    .where('target', 'is not', null)
+    .execute();
+  return rows.map((r) => ({
+    groupId: r.groupId,
+    kind: Number(r.cases) > 0 ? 'eval' : 'task',
+    total: Number(r.total),
+    queued: Number(r.queued),
+    running: Number(r.running),
+    passed: Number(r.passed),
+    failed: Number(r.failed),
+    error: Number(r.error),
+    canceled: Number(r.canceled),
+    completed: Number(r.completed),
+    failedRuns: Number(r.failedRuns),
+    targets: targets
+      .filter((t) => t.groupId === r.groupId)
+      .map((t) => t.target as string)
+      .sort(),
+    createdAt: Number(r.createdAt),
+    startedAt: num(r.startedAt),
+    finishedAt: num(r.finishedAt),
+  }));
+};
+
+/** A page of a group's case table (latest attempt per key, in commit order) and how many match in all. */
+export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Promise<CasePage> => {
+  const where = casesWhere(groupId, query);
+  const [count, rows] = await Promise.all([
+    query.countless
+      ? { n: -1 }
+      : db
+          .selectFrom('results')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where(where)
+          .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('results')
+      .select(['seq', 'runId', 'caseKey', 'attempt', 'target', 'evalPath', 'outcome', 'score', 'errorKind', 'row'])
+      .where(where)
+      .orderBy('seq', query.descending ? 'desc' : 'asc')
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute(),
+  ]);
+  return {
+    total: Number(count.n),
+    rows: rows.map((r) => ({ ...r, seq: Number(r.seq), row: JSON.parse(r.row) as JsonObject })),
+  };
+};
+
+/** Every committed attempt of one case of a group, oldest first. */
+export const caseAttempts = async (db: Db, groupId: string, caseKey: string): Promise<StoredResult[]> =>
+  (
+    await db
+      .selectFrom('results')
+      .selectAll()
+      .where('groupId', '=', groupId)
+      .where('caseKey', '=', caseKey)
+      .orderBy('seq')
+      .execute()
+  ).map(toStoredResult);
+
+export const resultBySeq = async (db: Db, seq: number): Promise<StoredResult | undefined> => {
+  const row = await db.selectFrom('results').selectAll().where('seq', '=', seq).executeTakeFirst();
+  return row && toStoredResult(row);
+};
+
+// The test name lives in the row's identity; each dialect spells JSON extraction its own way.
+const testOf = (db: Db): RawBuilder<string> =>
+  db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<string>`(row::jsonb #>> '{identity,test}')`
+    : sql<string>`json_extract(row, '$.identity.test')`;
+
+/** The (eval, test, target) cells of a group over its latest attempts, at most `limit`. */
+export const caseMatrix = async (db: Db, groupId: string, limit: number): Promise<MatrixCell[]> => {
+  const test = testOf(db);
+  const rows = await db
+    .selectFrom('results')
+    .select((eb) => [
+      'evalPath',
+      test.as('test'),
+      'target',
+      eb.fn.countAll<number | string>().as('total'),
+      countWhen(sql`outcome = 'passed'`).as('passed'),
+      countWhen(sql`outcome = 'failed'`).as('failed'),
+      countWhen(sql`outcome = 'error'`).as('error'),
+      eb.fn.avg<number | string | null>('score').as('meanScore'),
+    ])
+    .where((eb) => eb.and([eb('groupId', '=', groupId), isLatest(eb)]))
+    .groupBy(['evalPath', test, 'target'])
+    .orderBy('evalPath')
+    .orderBy(test)
+    .orderBy('target')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    evalPath: r.evalPath,
+    test: String(r.test),
+    target: r.target,
+    total: Number(r.total),
+    passed: Number(r.passed),
+    failed: Number(r.failed),
+    error: Number(r.error),
+    meanScore: num(r.meanScore),
+  }));
+};
+
+/** The distinct values a group's case filters can take, and its last commit (where a live follower starts). */
+export interface CaseFacets {
+  targets: string[];
+  evals: string[];
+  errorKinds: string[];
+  lastSeq: number;
+}
+
+export const caseFacets = async (db: Db, groupId: string): Promise<CaseFacets> => {
+  // One pass over the covering filter index for all three lists: the combinations are few, the rows many.
+  const [combos, lastSeq] = await Promise.all([
+    db
+      .selectFrom('results')
+      .select(['target', 'evalPath', 'errorKind'])
+      .distinct()
+      .where('groupId', '=', groupId)
+      .execute(),
+    lastResultSeq(db, groupId),
+  ]);
+  const sorted = (values: (string | null)[]): string[] =>
+    [...new Set(values.filter((v): v is string => v !== null))].sort();
+  return {
+    targets: sorted(combos.map((c) => c.target)),
+    evals: sorted(combos.map((c) => c.evalPath)),
+    errorKinds: sorted(combos.map((c) => c.errorKind)),
+    lastSeq,
+  };
+};
+
+/** A group's last commit (0 before any): where a live follower starts, and what changes when anything does. */
+export const lastResultSeq = async (db: Db, groupId: string): Promise<number> => {
+  const last = await db
+    .selectFrom('results')
+    .select((eb) => eb.fn.max<number | string | null>('seq').as('seq'))
+    .where('groupId', '=', groupId)
+    .executeTakeFirst();
+  return Number(last?.seq ?? 0);
+};

@@ -1,0 +1,305 @@
+import { hostname } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { runCli } from '../support/cli.js';
+import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } from '../support/explorer.js';
+import { startFakeModelServer } from '../support/fake-model-server.js';
+import { type TempProject, tempProject } from '../support/project.js';
+import { commitCases, manyCases, seedGroup } from '../support/seed-results.js';
+
+let project: TempProject;
+let served: ServedExplorer;
+const db = () => project.path('.proctor/proctor.db');
+const get = async <T>(path: string): Promise<T> => JSON.parse((await rawRequest(served.port, path)).body) as T;
+
+beforeAll(async () => {
+  project = tempProject({ 'proctor.toml': '' });
+  await seedGroup(db(), 'g-main', manyCases(1000));
+  // A case retried: only its latest attempt is in the table; both are on its page.
+  await seedGroup(db(), 'g-retry', [
+    { key: 'r1', test: 'flaky', target: 'alpha', outcome: 'error', errorKind: 'timeout', attempt: 1 },
+    { key: 'r1', test: 'flaky', target: 'alpha', outcome: 'passed', attempt: 2, output: '<b>final</b>' },
+  ]);
+  await seedGroup(db(), 'g-huge', [
+    {
+      key: 'h1',
+      test: 'long',
+      target: 'alpha',
+      outcome: 'passed',
+      output: 'x'.repeat(10_000_000),
+      transcript: [{ role: 'assistant', content: 'y'.repeat(10_000_000) }],
+    },
+  ]);
+  served = await serveExplorer(project.dir);
+});
+
+afterAll(async () => {
+  await served?.stop();
+  project?.remove();
+});
+
+/** The keys manyCases gives cases `from` … `from + n - 1`. */
+const keys = (from: number, n: number) => Array.from({ length: n }, (_, i) => `k${String(from + i).padStart(6, '0')}`);
+
+interface CasePage {
+  total: number;
+  rows: { caseKey: string; outcome: string; target: string; seq: number }[];
+}
+
+describe('proctor serve: API', () => {
+  it('lists runs with counts and pages the case table on the server, filters included', async () => {
+    const { runs } = await get<{
+      runs: { groupId: string; total: number; passed: number; failed: number; error: number }[];
+    }>('/api/v1/runs');
+    const main = runs.find((r) => r.groupId === 'g-main');
+    expect(main).toMatchObject({ total: 1000, error: 20, failed: 140, passed: 840 });
+
+    const first = await get<CasePage>('/api/v1/runs/g-main/cases?limit=100');
+    expect(first.total).toBe(1000);
+    expect(first.rows.map((r) => r.caseKey)).toEqual(keys(0, 100));
+    const last = await get<CasePage>('/api/v1/runs/g-main/cases?offset=990&limit=100');
+    // Pages past the middle are read from the end: the same rows in the same order.
+    expect(last.rows.map((r) => r.caseKey)).toEqual(keys(990, 10));
+    const middle = await get<CasePage>('/api/v1/runs/g-main/cases?offset=600&limit=50');
+    expect([middle.total, middle.rows.map((r) => r.caseKey)]).toEqual([1000, keys(600, 50)]);
+    expect((await get<CasePage>('/api/v1/runs/g-main/cases?offset=1000&limit=50')).rows).toEqual([]);
+
+    const failed = await get<CasePage>('/api/v1/runs/g-main/cases?outcome=failed&target=beta');
+    expect(failed.total).toBe(failed.rows.length);
+    expect(failed.rows.every((r) => r.outcome === 'failed' && r.target === 'beta')).toBe(true);
+    expect(failed.total).toBe([...manyCases(1000)].filter((c) => c.outcome === 'failed' && c.target === 'beta').length);
+    const { cells } = await get<{ cells: { test: string; target: string; total: number }[] }>(
+      '/api/v1/runs/g-main/matrix',
+    );
+    expect(cells).toHaveLength(1000);
+    expect(cells.every((c) => c.total === 1)).toBe(true);
+    const errors = await get<CasePage>('/api/v1/runs/g-main/cases?error_kind=timeout');
+    expect(errors.total).toBe(20);
+    // Text search reaches the artifacts (the output lives in result.json), and % is literal.
+    const needle = await get<CasePage>('/api/v1/runs/g-main/cases?q=needle-4242');
+    expect(needle.total).toBe(0);
+    const hit = await get<CasePage>('/api/v1/runs/g-main/cases?q=answer%20999');
+    expect(hit.rows.map((r) => r.caseKey)).toEqual(['k000999']);
+    expect((await get<CasePage>('/api/v1/runs/g-main/cases?q=%25')).total).toBe(0);
+    expect((await rawRequest(served.port, '/api/v1/runs/g-main/cases?limit=5000')).status).toBe(400);
+  });
+
+  it('shows a case by its latest attempt in the table and every attempt on its page', async () => {
+    const table = await get<CasePage>('/api/v1/runs/g-retry/cases');
+    expect(table.rows.map((r) => [r.caseKey, r.outcome])).toEqual([['r1', 'passed']]);
+    const page = await get<{
+      attempts: { attempt: number; output: { text: string }; artifacts: { name: string }[] }[];
+    }>('/api/v1/runs/g-retry/cases/r1');
+    expect(page.attempts.map((a) => a.attempt)).toEqual([1, 2]);
+    expect(page.attempts[1]?.output.text).toBe('<b>final</b>');
+    expect(page.attempts[1]?.artifacts.map((a) => a.name)).toEqual(['result.json']);
+  });
+
+  it('sends the first part of a 10 MB output and transcript, and the whole only as a download', async () => {
+    const res = await rawRequest(served.port, '/api/v1/runs/g-huge/cases/h1');
+    expect(res.body.length).toBeLessThan(1_000_000);
+    const { attempts } = JSON.parse(res.body) as {
+      attempts: {
+        seq: number;
+        output: { length: number; truncated: boolean };
+        steps: { transcript: { content: { truncated: boolean } }[] }[];
+      }[];
+    };
+    expect(attempts[0]?.output).toMatchObject({ length: 10_000_000, truncated: true });
+    expect(attempts[0]?.steps[0]?.transcript[0]?.content.truncated).toBe(true);
+    const whole = await rawRequest(served.port, `/api/v1/artifacts/${attempts[0]?.seq}/result.json?download=1`);
+    expect(whole.headers['content-disposition']).toBe('attachment; filename="result.json"');
+    expect(whole.body.length).toBeGreaterThan(20_000_000);
+  });
+
+  it('serves artifacts by manifest name only: traversal, encoded slashes and absolute paths get 404', async () => {
+    const { rows } = await get<CasePage>('/api/v1/runs/g-retry/cases');
+    const seq = rows[0]?.seq;
+    const ok = await rawRequest(served.port, `/api/v1/artifacts/${seq}/result.json`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(ok.headers['content-security-policy']).toBe('sandbox');
+    expect(ok.body).toContain('<b>final</b>');
+    for (const path of [
+      `/api/v1/artifacts/${seq}/..%2f..%2fproctor.toml`,
+      `/api/v1/artifacts/${seq}/%2e%2e%2fproctor.toml`,
+      `/api/v1/artifacts/${seq}/..%5cproctor.toml`,
+      `/api/v1/artifacts/${seq}/%2Fetc%2Fpasswd`,
+      `/api/v1/artifacts/${seq}//etc/passwd`,
+      `/api/v1/artifacts/${seq}/../../proctor.toml`,
+      `/api/v1/artifacts/${seq}/constructor`,
+      `/api/v1/artifacts/1e3/result.json`,
+      '/api/v1/artifacts/999999/result.json',
+    ]) {
+      const res = await rawRequest(served.port, path);
+      expect([400, 404], path).toContain(res.status);
+      expect(res.body).not.toContain('final');
+    }
+  });
+
+  it('refuses a foreign Host (DNS rebinding) with 421, prefixes included', async () => {
+    for (const host of [
+      'evil.test',
+      `127.0.0.1.evil.test:${served.port}`,
+      `localhost.evil:${served.port}`,
+      '127.0.0.1',
+    ]) {
+      const res = await rawRequest(served.port, '/api/v1/runs', { headers: { host } });
+      expect(res.status, host).toBe(421);
+    }
+    expect(
+      (await rawRequest(served.port, '/api/v1/runs', { headers: { host: `localhost:${served.port}` } })).status,
+    ).toBe(200);
+  });
+
+  it('takes a mutation only as JSON with the CSRF token from a same-origin page', async () => {
+    const post = (headers: Record<string, string>, body = '{}') =>
+      rawRequest(served.port, '/api/v1/runs/g-main/cancel', { method: 'POST', headers, body });
+    const csrf = await csrfOf(served.port);
+    expect((await post({ 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post({ 'content-type': 'application/x-www-form-urlencoded', 'x-proctor-csrf': csrf })).status).toBe(
+      415,
+    );
+    expect((await post({ 'content-type': 'application/json' })).status).toBe(403);
+    expect((await post({ 'content-type': 'application/json', 'x-proctor-csrf': 'guess' })).status).toBe(403);
+    const foreign = { 'content-type': 'application/json', 'x-proctor-csrf': csrf };
+    expect((await post({ ...foreign, origin: 'http://127.0.0.1:1' })).status).toBe(403);
+    expect((await post({ ...foreign, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    const ok = await post({ ...foreign, origin: `http://127.0.0.1:${served.port}`, 'sec-fetch-site': 'same-origin' });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toEqual({ requested: 0 });
+    // A run starts only from eval files the project offers, never from a path the client names.
+    const start = (body: unknown) =>
+      rawRequest(served.port, '/api/v1/runs', { method: 'POST', headers: foreign, body: JSON.stringify(body) });
+    const outside = await start({ evals: ['../../etc/x.eval.yaml'] });
+    expect([outside.status, JSON.parse(outside.body).error]).toEqual([
+      400,
+      'not an eval file of this project: ../../etc/x.eval.yaml',
+    ]);
+    expect((await start({ evals: [] })).status).toBe(400);
+    expect((await start({ evals: 'a' })).status).toBe(400);
+  });
+
+  it('sends a strict CSP and no-store on the API', async () => {
+    const res = await rawRequest(served.port, '/');
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.headers['content-security-policy']).toContain("object-src 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect((await rawRequest(served.port, '/api/v1/runs')).headers['cache-control']).toBe('no-store');
+  });
+
+  it('refuses a non-loopback bind without a token (exit 2); with one, a request without it gets 401', async () => {
+    const refused = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { cwd: project.dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--host 0\.0\.0\.0 .*no token/);
+    const open = await serveExplorer(project.dir, ['--host', '0.0.0.0', '--token', 's3cret-token']);
+    try {
+      expect((await rawRequest(open.port, '/api/v1/runs')).status).toBe(401);
+      const authed = await rawRequest(open.port, '/api/v1/runs', { headers: { authorization: 'Bearer s3cret-token' } });
+      expect(authed.status).toBe(200);
+      expect(authed.body).not.toContain('s3cret-token');
+      // Bound to every interface, it answers to this machine's name (what another machine types), still only with the token.
+      const named = { host: `${hostname()}:${open.port}` };
+      expect((await rawRequest(open.port, '/api/v1/runs', { headers: named })).status).toBe(401);
+      const byName = await rawRequest(open.port, '/api/v1/runs', {
+        headers: { ...named, authorization: 'Bearer s3cret-token' },
+      });
+      expect(byName.status).toBe(200);
+    } finally {
+      await open.stop();
+    }
+  });
+});
+
+describe('proctor serve: live events', () => {
+  it('resumes from Last-Event-ID after a server restart with no duplicate and no missing result', async () => {
+    const p = tempProject({ 'proctor.toml': '' });
+    const file = p.path('.proctor/proctor.db');
+    await seedGroup(file, 'live', manyCases(30));
+    const commit = async (n: number) => {
+      const store = await openSqliteStore(file);
+      const cases = Array.from({ length: n }, (_, i) => ({
+        key: `new${i}`,
+        test: `new${i}`,
+        target: 'alpha',
+        outcome: 'passed' as const,
+      }));
+      await commitCases(store, 'live', cases, 'live-new');
+      await store.close();
+    };
+    let s = await serveExplorer(p.dir);
+    try {
+      const url = () => `${s.url}api/v1/events?group=live`;
+      const first = await readEvents(url(), {}, (es) => es.filter((e) => e.event === 'result').length >= 30);
+      const seen = first.filter((e) => e.event === 'result').map((e) => Number(e.id));
+      expect(seen).toHaveLength(30);
+      await s.stop();
+      await commit(12);
+      s = await serveExplorer(p.dir);
+      const lastId = String(seen.at(-1));
+      const resumed = await readEvents(
+        url(),
+        { 'Last-Event-ID': lastId },
+        (es) => es.filter((e) => e.event === 'result').length >= 12,
+        5000,
+      );
+      const again = resumed.filter((e) => e.event === 'result').map((e) => Number(e.id));
+      expect(again).toHaveLength(12);
+      expect(resumed.some((e) => e.event === 'progress')).toBe(true);
+      const all = [...seen, ...again];
+      expect(new Set(all).size).toBe(all.length);
+      const store = await openSqliteStore(file);
+      const stored = (await store.readResults('live', 0, 1000)).map((r) => r.seq);
+      await store.close();
+      expect(all).toEqual(stored);
+    } finally {
+      await s.stop();
+      p.remove();
+    }
+  });
+});
+
+describe('proctor serve: secrets', () => {
+  it('answers no API request with a secret the project resolved from the environment', async () => {
+    const secret = 'sk-explorer-secret-4711';
+    const model = await startFakeModelServer();
+    const p = tempProject({
+      'proctor.toml': '',
+      'evals/a.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${model.url}", model: m, api_key: "\${PROCTOR_TEST_KEY}" }]
+prompts: [hello]
+tests: [{ id: one }, { id: two }]
+`,
+    });
+    const env = { PROCTOR_TEST_KEY: secret };
+    try {
+      const ran = await runCli(['eval', 'run'], { cwd: p.dir, env });
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(model.requests[0]?.headers.authorization).toBe(`Bearer ${secret}`);
+      const s = await serveExplorer(p.dir, [], env);
+      try {
+        const body = async (path: string) => (await rawRequest(s.port, path)).body;
+        const { runs } = JSON.parse(await body('/api/v1/runs')) as { runs: { groupId: string }[] };
+        const group = runs[0]?.groupId as string;
+        const members = JSON.parse(await body(`/api/v1/runs/${group}/runs`)) as { runs: { runId: string }[] };
+        expect(members.runs).toHaveLength(2);
+        const task = await body(`/api/v1/tasks/${members.runs[0]?.runId}`);
+        expect(task).toContain('"journal"');
+        const answers = [
+          await body('/api/v1/runs'),
+          await body(`/api/v1/runs/${group}`),
+          await body(`/api/v1/runs/${group}/runs`),
+          await body(`/api/v1/runs/${group}/cases`),
+          await body('/api/v1/project'),
+          task,
+          await body(`/api/v1/tasks/${members.runs[1]?.runId}`),
+        ];
+        for (const a of answers) expect(a).not.toContain(secret);
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      await model.close();
+      p.remove();
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/store.js';
+import { commitCases, type SeedCase } from '../support/seed-results.js';
+import { type BackendStore, storeBackends } from '../support/store-backends.js';
+
+const cases: SeedCase[] = [
+  { key: 'a', test: 'upper', target: 'alpha', outcome: 'passed', output: '100% done_ok' },
+  { key: 'b', test: 'upper', target: 'beta', outcome: 'failed', score: 0.25 },
+  { key: 'c', test: 'count', target: 'alpha', outcome: 'error', errorKind: 'timeout', evalPath: 'evals/two.eval.yaml' },
+  { key: 'd', test: 'count', target: 'beta', outcome: 'passed' },
+];
+
+for (const backend of await storeBackends()) {
+  describe.skipIf(backend.unavailable)(`explorer reads (${backend.name})`, () => {
+    if (backend.unavailable) it.skip(backend.unavailable, () => {});
+    let temp: BackendStore;
+    let store: Store;
+    beforeEach(async () => {
+      temp = await backend.create();
+      store = temp.store;
+      await commitCases(store, 'g1', cases, 'g1-first');
+      // c is retried and passes: the table and the matrix keep only its latest attempt.
+      await commitCases(
+        store,
+        'g1',
+        [{ key: 'c', test: 'count', target: 'alpha', outcome: 'passed', attempt: 2, evalPath: 'evals/two.eval.yaml' }],
+        'g1-retry',
+      );
+      await commitCases(store, 'g2', cases.slice(0, 1), 'g2');
+    });
+    afterEach(() => temp.remove());
+
+    it('summarises groups from the run index', async () => {
+      const groups = await store.listGroups({ limit: 10 });
+      expect(groups.map((g) => g.groupId).sort()).toEqual(['g1', 'g2']);
+      const [g1] = await store.listGroups({ limit: 1, groupId: 'g1' });
+      expect(g1).toMatchObject({ kind: 'eval', total: 5, passed: 3, failed: 1, error: 1, queued: 0, running: 0 });
+      expect(g1?.targets).toEqual(['alpha', 'beta']);
+    });
+
+    it('pages and filters the latest attempt of each case', async () => {
+      const all = await store.queryCases('g1', { offset: 0, limit: 10 });
+      expect(all.total).toBe(4);
+      expect(all.rows.map((r) => [r.caseKey, r.outcome, r.attempt])).toEqual([
+        ['a', 'passed', 1],
+        ['b', 'failed', 1],
+        ['d', 'passed', 1],
+        ['c', 'passed', 2],
+      ]);
+      expect((await store.queryCases('g1', { offset: 1, limit: 2 })).rows.map((r) => r.caseKey)).toEqual(['b', 'd']);
+      expect((await store.queryCases('g1', { offset: 0, limit: 10, outcome: 'passed', target: 'beta' })).total).toBe(1);
+      expect((await store.queryCases('g1', { offset: 0, limit: 10, evalPath: 'evals/two.eval.yaml' })).total).toBe(1);
+      // The error was superseded by the passing retry, so no latest row has it.
+      expect((await store.queryCases('g1', { offset: 0, limit: 10, errorKind: 'timeout' })).total).toBe(0);
+      // `%` and `_` are literal; the text lives in the artifacts.
+      expect(
+        (await store.queryCases('g1', { offset: 0, limit: 10, q: '100% done_ok' })).rows.map((r) => r.caseKey),
+      ).toEqual(['a']);
+      expect((await store.queryCases('g1', { offset: 0, limit: 10, q: '1_0' })).total).toBe(0);
+      const countless = await store.queryCases('g1', { offset: 0, limit: 1, countless: true });
+      expect(countless).toMatchObject({ total: -1, rows: [{ caseKey: 'a' }] });
+    });
+
+    it('reads attempts, results by seq, the matrix and the facets', async () => {
+      const attempts = await store.caseAttempts('g1', 'c');
+      expect(attempts.map((a) => [a.attempt, a.row.outcome])).toEqual([
+        [1, 'error'],
+        [2, 'passed'],
+      ]);
+      const bySeq = await store.resultBySeq(attempts[1]?.seq as number);
+      expect(bySeq?.files['result.json']).toContain('"outcome":"passed"');
+      expect(await store.lastResultSeq('g1')).toBe(attempts[1]?.seq);
+      expect(await store.lastResultSeq('none')).toBe(0);
+      const cells = await store.caseMatrix('g1', 100);
+      expect(cells.map((c) => [c.evalPath, c.test, c.target, c.passed, c.total])).toEqual(
+        [
+          ['evals/seed.eval.yaml', 'upper', 'alpha', 1, 1],
+          ['evals/seed.eval.yaml', 'upper', 'beta', 0, 1],
+          ['evals/two.eval.yaml', 'count', 'alpha', 1, 1],
+          ['evals/seed.eval.yaml', 'count', 'beta', 1, 1],
+        ].sort((x, y) => (`${x[0]}${x[1]}${x[2]}` < `${y[0]}${y[1]}${y[2]}` ? -1 : 1)),
+      );
+      expect(cells.find((c) => c.target === 'beta' && c.test === 'upper')?.meanScore).toBe(0.25);
+      const facets = await store.caseFacets('g1');
+      expect(facets).toMatchObject({
+        targets: ['alpha', 'beta'],
+        evals: ['evals/seed.eval.yaml', 'evals/two.eval.yaml'],
+        errorKinds: ['timeout'],
+      });
+    });
+  });
+}

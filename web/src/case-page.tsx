@@ -1,0 +1,178 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type AttemptView, type Clipped, getJson, type RowView } from './api.js';
+import { Loading, Outcome } from './bits.js';
+import { score } from './format.js';
+
+/** An attempt as the case page reads it: the server's view, its bundle row typed for reading. */
+type Attempt = Omit<AttemptView, 'row'> & { row: RowView };
+
+/** Text as text: every model or agent string on this page goes through here into a text node, never markup. */
+export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }) => (
+  <>
+    <pre class="text" data-testid={testid}>
+      {value.text}
+    </pre>
+    {value.truncated && (
+      <p class="muted">
+        showing the first {value.text.length.toLocaleString('en')} of {value.length.toLocaleString('en')} characters
+      </p>
+    )}
+  </>
+);
+
+const artifactUrl = (seq: number, name: string, download = false) =>
+  `/api/v1/artifacts/${seq}/${encodeURIComponent(name)}${download ? '?download=1' : ''}`;
+
+const Artifacts = ({ a }: { a: Attempt }) => {
+  const [preview, setPreview] = useState<{ name: string; text: string } | null>(null);
+  const show = async (name: string) => {
+    const res = await fetch(artifactUrl(a.seq, name));
+    const text = await res.text();
+    setPreview({ name, text: text.length > 1_000_000 ? `${text.slice(0, 1_000_000)}\n… (truncated)` : text });
+  };
+  return (
+    <>
+      <table class="grid compact">
+        <tbody>
+          {a.artifacts.map((f) => (
+            <tr key={f.name}>
+              <td class="mono">{f.name}</td>
+              <td class="num muted">{f.size.toLocaleString('en')} B</td>
+              <td>
+                <button type="button" class="link" onClick={() => show(f.name)}>
+                  preview
+                </button>{' '}
+                <a href={artifactUrl(a.seq, f.name, true)} download={f.name}>
+                  download
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {preview && (
+        <>
+          <h3 class="mono">{preview.name}</h3>
+          <pre class="text">{preview.text}</pre>
+        </>
+      )}
+    </>
+  );
+};
+
+export const CasePage = ({ group, caseKey }: { group: string; caseKey: string }) => {
+  const [attempts, setAttempts] = useState<Attempt[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<number | null>(null);
+  useEffect(() => {
+    getJson<{ attempts: Attempt[] }>(`/runs/${encodeURIComponent(group)}/cases/${encodeURIComponent(caseKey)}`).then(
+      (r) => setAttempts(r.attempts),
+      (e: Error) => setError(e.message),
+    );
+  }, [group, caseKey]);
+  if (!attempts) return <Loading error={error} />;
+  const a = attempts.find((x) => x.seq === chosen) ?? attempts[attempts.length - 1]!;
+  const id: Partial<NonNullable<RowView['identity']>> = a.row.identity ?? {};
+  return (
+    <section>
+      <p class="crumbs">
+        <a href={`/runs/${encodeURIComponent(group)}`}>← run {group}</a>
+      </p>
+      <div class="toolbar">
+        <h1>
+          <Outcome value={a.row.outcome ?? null} /> <span class="mono">{String(id.test ?? caseKey)}</span>
+        </h1>
+        <span class="muted">score {score(a.row.score)}</span>
+      </div>
+      <div class="cards">
+        {Object.entries(id).map(([k, v]) => (
+          <div class="card" key={k}>
+            <div class="label">{k}</div>
+            <div class="mono">{String(v)}</div>
+          </div>
+        ))}
+        <div class="card">
+          <div class="label">duration · tokens · cost</div>
+          <div>
+            {a.row.duration_ms ?? '–'} ms · {a.row.usage ? a.row.usage.input_tokens + a.row.usage.output_tokens : '–'} ·{' '}
+            {typeof a.row.usage?.cost_usd === 'number' ? `$${a.row.usage.cost_usd.toFixed(4)}` : '–'}
+          </div>
+        </div>
+      </div>
+      {attempts.length > 1 && (
+        <div class="tabs">
+          Attempts:{' '}
+          {attempts.map((x) => (
+            <button type="button" key={x.seq} class={x === a ? 'tab on' : 'tab'} onClick={() => setChosen(x.seq)}>
+              #{x.attempt} <Outcome value={x.row.outcome ?? null} />
+            </button>
+          ))}
+        </div>
+      )}
+      {a.row.error && (
+        <div class="error-box">
+          <strong>{a.row.error.kind}</strong>: {a.row.error.message}
+        </div>
+      )}
+      <h2>Output</h2>
+      {a.output ? <TextBlock value={a.output} testid="output" /> : <p class="muted">no output recorded</p>}
+      <h2>Graders</h2>
+      <table class="grid compact">
+        <tbody>
+          {a.graders.map((g, i) => (
+            <tr key={`${g.id}${i}`}>
+              <td>
+                <Outcome value={g.pass ? 'passed' : 'failed'} />
+              </td>
+              <td class="mono">{g.id}</td>
+              <td class="num">{score(g.score)}</td>
+              <td class="reason">{g.reason}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {a.graders.length === 0 && <p class="muted">no grader verdicts recorded</p>}
+      <h2>Transcript</h2>
+      {a.steps.flatMap((s) =>
+        s.transcript.map((m, i) => (
+          <div class={`message ${m.role}`} key={`${s.stepId}-${i}`} data-testid="message">
+            <div class="role">
+              {m.role} <span class="muted">· {s.stepId}</span>
+            </div>
+            <TextBlock value={m.content} />
+            {m.toolCalls !== null && <pre class="text tool">{JSON.stringify(m.toolCalls, null, 2)}</pre>}
+          </div>
+        )),
+      )}
+      <h2>Steps</h2>
+      {a.steps.map((s) => (
+        <details key={s.stepId}>
+          <summary>
+            <span class="mono">{s.stepId}</span> <span class={`badge ${s.status}`}>{s.status}</span>{' '}
+            <span class="muted">{s.attempts} attempt(s)</span>
+          </summary>
+          {s.error !== null && <pre class="text">{JSON.stringify(s.error, null, 2)}</pre>}
+          <TextBlock value={s.output} />
+        </details>
+      ))}
+      <h2>Journal</h2>
+      <table class="grid compact">
+        <tbody>
+          {a.journal.map((j) => (
+            <tr key={j.seq}>
+              <td class="num">{j.seq}</td>
+              <td class="mono">{j.stepId}</td>
+              <td class="num">#{j.attempt}</td>
+              <td>
+                <pre class="text small">{JSON.stringify(j.ops)}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {a.journal.length === 0 && <p class="muted">no journal (pruned or never written)</p>}
+      <h2>Artifacts</h2>
+      <Artifacts a={a} />
+    </section>
+  );
+};

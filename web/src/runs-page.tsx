@@ -1,0 +1,90 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type GroupSummary, getJson } from './api.js';
+import { Loading, PassRate, Progress } from './bits.js';
+import { duration, when } from './format.js';
+import { NewRun } from './new-run.js';
+
+export const RunsPage = () => {
+  const [runs, setRuns] = useState<GroupSummary[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [text, setText] = useState('');
+  const [compare, setCompare] = useState<string[]>([]);
+  useEffect(() => {
+    getJson<{ runs: GroupSummary[] }>('/runs').then(
+      (r) => setRuns(r.runs),
+      (e: Error) => setError(e.message),
+    );
+    const events = new EventSource('/api/v1/events');
+    events.addEventListener('runs', (e) => setRuns(JSON.parse((e as MessageEvent<string>).data) as GroupSummary[]));
+    return () => events.close();
+  }, []);
+  if (!runs) return <Loading error={error} />;
+  const shown = runs.filter((r) => !text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text));
+  const toggle = (id: string) => setCompare((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id].slice(-2)));
+  return (
+    <section>
+      <div class="toolbar">
+        <h1>Runs</h1>
+        <input placeholder="Filter runs…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        {compare.length === 2 ? (
+          <a
+            class="button"
+            href={`/compare?base=${encodeURIComponent(compare[0]!)}&head=${encodeURIComponent(compare[1]!)}`}
+          >
+            Compare selected
+          </a>
+        ) : (
+          <span class="muted">tick two eval runs to compare</span>
+        )}
+      </div>
+      <NewRun />
+      <table class="grid">
+        <thead>
+          <tr>
+            <th />
+            <th>Run</th>
+            <th>Kind</th>
+            <th>Targets</th>
+            <th>Progress</th>
+            <th class="num">Passed</th>
+            <th class="num">Failed</th>
+            <th class="num">Error</th>
+            <th class="num">Canceled</th>
+            <th class="num">Pass rate</th>
+            <th>Started</th>
+            <th class="num">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((g) => (
+            <tr key={g.groupId} data-run={g.groupId}>
+              <td>
+                {g.kind === 'eval' && (
+                  <input type="checkbox" checked={compare.includes(g.groupId)} onChange={() => toggle(g.groupId)} />
+                )}
+              </td>
+              <td class="mono">
+                <a href={`/runs/${encodeURIComponent(g.groupId)}`}>{g.groupId}</a>
+              </td>
+              <td>{g.kind}</td>
+              <td>{g.targets.join(', ')}</td>
+              <td>
+                <Progress g={g} />
+              </td>
+              <td class="num pass">{g.passed || g.completed}</td>
+              <td class="num fail">{g.failed}</td>
+              <td class="num err">{g.error + g.failedRuns}</td>
+              <td class="num">{g.canceled}</td>
+              <td class="num">
+                <PassRate g={g} />
+              </td>
+              <td>{when(g.createdAt)}</td>
+              <td class="num">{duration(g.startedAt ?? g.createdAt, g.queued + g.running ? null : g.finishedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {shown.length === 0 && <p class="muted">No runs yet. Start one above or with `proctor eval run`.</p>}
+    </section>
+  );
+};

@@ -1,0 +1,89 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getJson } from './api.js';
+import { Loading } from './bits.js';
+import { duration, when } from './format.js';
+
+interface TaskDetail {
+  run: {
+    runId: string;
+    groupId: string;
+    taskId: string;
+    status: string;
+    createdAt: number;
+    startedAt: number | null;
+    finishedAt: number | null;
+    error: { kind: string; message: string } | null;
+  };
+  instance: { spec: { steps?: { id: string; type: string }[] }; startStep: string | null } | null;
+  journal: { seq: number; stepId: string; attempt: number; ops: unknown; output: unknown; createdAt: number }[];
+}
+
+/** One task run: its steps, which of them the journal has recorded, and its state, refreshed while it runs. */
+export const TaskPage = ({ runId }: { runId: string }) => {
+  const [d, setD] = useState<TaskDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = () =>
+      getJson<TaskDetail>(`/tasks/${encodeURIComponent(runId)}`).then(
+        (r) => {
+          setD(r);
+          if (r.run.status === 'QUEUED' || r.run.status === 'RUNNING') timer = setTimeout(load, 1000);
+        },
+        (e: Error) => setError(e.message),
+      );
+    load();
+    return () => clearTimeout(timer);
+  }, [runId]);
+  if (!d) return <Loading error={error} />;
+  const done = new Set(d.journal.map((j) => j.stepId));
+  return (
+    <section>
+      <p class="crumbs">
+        <a href={`/runs/${encodeURIComponent(d.run.groupId)}`}>← group {d.run.groupId}</a>
+      </p>
+      <div class="toolbar">
+        <h1>
+          <span class="muted">Task run</span> <span class="mono">{d.run.runId}</span>
+        </h1>
+        <span class={`badge ${d.run.status.toLowerCase()}`}>{d.run.status}</span>
+      </div>
+      <p>
+        task <span class="mono">{d.run.taskId}</span> · started {when(d.run.startedAt)} ·{' '}
+        {duration(d.run.startedAt, d.run.finishedAt)}
+      </p>
+      {d.run.error && (
+        <div class="error-box">
+          <strong>{d.run.error.kind}</strong>: {d.run.error.message}
+        </div>
+      )}
+      <h2>Steps</h2>
+      <table class="grid compact">
+        <tbody>
+          {(d.instance?.spec.steps ?? []).map((s) => (
+            <tr key={s.id}>
+              <td class="mono">{s.id}</td>
+              <td>{s.type}</td>
+              <td>
+                {done.has(s.id) ? <span class="badge passed">done</span> : <span class="badge none">pending</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Journal</h2>
+      {d.journal.map((j) => (
+        <details key={j.seq}>
+          <summary>
+            #{j.seq} <span class="mono">{j.stepId}</span>{' '}
+            <span class="muted">
+              attempt {j.attempt} · {when(j.createdAt)}
+            </span>
+          </summary>
+          <pre class="text">{JSON.stringify({ ops: j.ops, output: j.output }, null, 2)}</pre>
+        </details>
+      ))}
+      {d.journal.length === 0 && <p class="muted">no journal entries</p>}
+    </section>
+  );
+};
