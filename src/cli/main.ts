@@ -79,6 +79,7 @@ const program = (setCode: (code: number) => void): Command => {
       collect,
     )
     .option('--compare <run>', 'compare the bundle with this base run at the end (regressions, fixes)')
+    .option('--cassette <mode>', 'model calls from/into cassettes/: replay, record, record-missing or off')
     .option(
       '--pass-rule <rule>',
       'with --repeat: a case passes when all (default), any, or a fraction of its samples pass',

@@ -1,5 +1,6 @@
 import { toErrorRecord } from '../errors.js';
 import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
+import { withCaseCassette } from './cassette-scope.js';
 import { replay } from './context.js';
 import type { ProjectFiles } from './project-files.js';
 import { recordCase, taskOutcome } from './record-case.js';
@@ -28,6 +29,15 @@ export interface ExecuteEnv {
 /** The abort reason of a run given back to its queue: it records nothing, another execution will. */
 export const released = new Error('released to the queue');
 
+/** Runs a case's task with its model calls through its cassette (`--cassette`), when it has one. */
+const withCassette = <T>(req: RunRequest, env: ExecuteEnv, fn: () => Promise<T>): Promise<T> => {
+  const cassette = req.case?.cassette;
+  if (!cassette || cassette.mode === 'off') return fn();
+  const file = env.services.projectPath(cassette.file);
+  const sample = req.case?.identity.sample ?? 0;
+  return withCaseCassette(file, cassette, sample, runSecrets(env.services.env, req), fn);
+};
+
 /**
  * Executes one QUEUED run to a terminal status: claims it for this owner, walks its task, then marks the run
  * terminal, an eval case's result committed in the same transaction. Every runner executes runs through here.
@@ -44,13 +54,15 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
     const refused = env.projectFiles?.mismatch(req.case?.projectFiles);
     const result: TaskRunResult = refused
       ? { status: 'FAILED', context: req.context, error: refused, steps: [], captures: {} }
-      : await runTask(req, {
-          store: env.store,
-          services: env.services,
-          signal: env.signal,
-          context: replay(req.context, journal),
-          journalLength: journal.at(-1)?.seq ?? 0,
-        });
+      : await withCassette(req, env, () =>
+          runTask(req, {
+            store: env.store,
+            services: env.services,
+            signal: env.signal,
+            context: replay(req.context, journal),
+            journalLength: journal.at(-1)?.seq ?? 0,
+          }),
+        );
     if (env.signal.reason === released) return undefined;
     const finish = req.case
       ? recordCase(req as RunRequest & { case: CaseSpec }, result, startedAt)

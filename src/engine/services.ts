@@ -8,6 +8,7 @@ import { targets } from '../targets/registry.js';
 import { interpolateEnv } from '../targets/secrets.js';
 import type { Target, TargetContext } from '../targets/target.js';
 import { WorkspacePools } from '../workspaces/pool.js';
+import { cassetteTarget, replayable } from './cassette-scope.js';
 import type { TargetRef } from './target-ref.js';
 
 export interface ServicesOptions {
@@ -72,7 +73,7 @@ export class Services {
       });
       const price = ref.price;
       const embed = inner.embed?.bind(inner);
-      target = {
+      const priced: Target = {
         invoke: async (input, signal) => {
           const out = await inner.invoke(input, signal);
           return { ...out, usage: priceUsage(out.usage, price) };
@@ -86,6 +87,8 @@ export class Services {
             }
           : {}),
       };
+      // A command's calls are not recorded: a cassette holds model calls (CLI targets are refused for replay).
+      target = replayable(ref.kind) ? cassetteTarget(priced, ref, role) : priced;
       this.targetCache.set(cacheKey, target);
     }
     return target;

@@ -1,4 +1,5 @@
 import type { CaseIdentity, JsonObject } from '../records.js';
+import type { CassetteRef } from './cassette-scope.js';
 
 /** Where runs make their workspaces and service logs, relative to the project root. */
 export const workRootDir = '.proctor/work';
@@ -51,6 +52,8 @@ export interface CaseSpec {
    * graders, templates) as they were at submit: a worker in another checkout refuses to run against others.
    */
   projectFiles?: Record<string, string>;
+  /** `--cassette`: where this case's model calls are recorded (relative to the project root) and how. */
+  cassette?: CassetteRef;
 }
 
 /** Everything a runner needs to execute one run; plain data, so it can cross a queue. */

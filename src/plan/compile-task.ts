@@ -1,3 +1,4 @@
+import type { CassetteRef } from '../engine/cassette-scope.js';
 import type { TaskSpec } from '../engine/task.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
@@ -92,6 +93,8 @@ export const bundleMetadataKey = 'bundle';
 
 export interface CaseSubmitOptions {
   groupId: string;
+  /** Where the case's model calls are recorded and replayed (`--cassette`); none when off. */
+  cassette: CassetteRef | undefined;
   /** The bundle the group appends to, relative to the project root (POSIX). */
   bundle: string;
   /** The project root: the task names files relative to it. */
@@ -118,6 +121,7 @@ export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest
     attempt: o.attempt,
     verifierId: caseVerifier,
     projectFiles: o.projectFiles,
+    ...(o.cassette ? { cassette: o.cassette } : {}),
   },
   limits: o.limits,
 });

@@ -5,6 +5,7 @@ import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
+import { cassetteMode, cassetteRefs } from './cassette-plan.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
 import { applyEvalFilters, type EvalFilters, givenVars } from './eval-filters.js';
@@ -39,6 +40,8 @@ export interface EvalRunFlags extends EvalFilters {
   rerunFailed?: string;
   /** Let --resume keep results of cases whose prompt, vars, target or graders changed. */
   allowDrift?: boolean;
+  /** `--cassette`: replay, record, record-missing or off (default: see cassetteMode). */
+  cassette?: string;
 }
 
 export interface EvalRunPlan {
@@ -168,8 +171,11 @@ export const planEvalRun = (
   // Built once per eval and target: a case only picks its list. A cap no tighter than the budget is left out.
   const limitsOf = limitLists(evals, groupLimit, evalCap, groupId);
   const bundle = displayPath(bundleDir, config.root);
-  const requests = (selection?.run ?? cases).map((c) =>
+  const toRun = selection?.run ?? cases;
+  const cassetteOf = cassetteRefs(toRun, cassetteMode(flags.cassette, config.defaults.cassette, config.root, env));
+  const requests = toRun.map((c) =>
     caseRequest(c, {
+      cassette: cassetteOf(c),
       groupId,
       bundle,
       root: config.root,

@@ -8,6 +8,10 @@ export const optionsSchema = z.strictObject({
   timeout_s: z.number().positive().optional().describe('Seconds before a case times out'),
   retries: z.int().nonnegative().optional().describe('Retries of an infrastructure error'),
   judge: z.string().min(1).optional().describe('The target that grades model-graded assertions naming no judge'),
+  cassette: z
+    .enum(['replay', 'record', 'record-missing', 'off'])
+    .optional()
+    .describe('Record or replay model calls in cassettes/ (default: replay under CI when cassettes exist)'),
 });
 
 export const toEvalOptions = (options: z.output<typeof optionsSchema> | undefined): EvalOptions => {
@@ -17,6 +21,7 @@ export const toEvalOptions = (options: z.output<typeof optionsSchema> | undefine
   if (options?.timeout_s !== undefined) out.timeoutS = options.timeout_s;
   if (options?.retries !== undefined) out.retries = options.retries;
   if (options?.judge !== undefined) out.judge = options.judge;
+  if (options?.cassette !== undefined) out.cassette = options.cassette;
   return out;
 };
 

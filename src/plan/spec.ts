@@ -39,6 +39,8 @@ export interface EvalOptions {
   retries?: number;
   /** Label of the default judge target. */
   judge?: string;
+  /** `[defaults] cassette`: the cassette mode when `--cassette` is not given. */
+  cassette?: 'replay' | 'record' | 'record-missing' | 'off';
 }
 
 export interface PromptSpec {

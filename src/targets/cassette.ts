@@ -82,6 +82,8 @@ export class CaseCassette {
   constructor(
     readonly file: string,
     readonly mode: CassetteMode,
+    /** How messages name the file (project-relative); default the path itself. */
+    private readonly shownAs: string = file,
   ) {}
 
   private load(): CassetteEntry[] {
@@ -109,7 +111,7 @@ export class CaseCassette {
     if (this.mode === 'replay') {
       throw new ProctorError(
         'cassette_miss',
-        `no recorded reply in ${this.file} for this request: ${nearestDifference(request, this.load())}; ` +
+        `no recorded reply in ${this.shownAs} for this request: ${nearestDifference(request, this.load())}; ` +
           'record it with --cassette record-missing (or record)',
       );
     }

@@ -36,6 +36,8 @@ export interface TargetOutput {
   truncated?: boolean;
   /** Process targets: what the command printed and how it ended. */
   process?: { stdout: string; stderr: string; exitCode: number | null };
+  /** Answered from a cassette (`--cassette`), not by the model: it cost nothing now. */
+  replayed?: boolean;
 }
 
 /** The system under test. Errors leave it as ProctorError with a kind (timeout, rate_limited, …). */

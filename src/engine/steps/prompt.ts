@@ -31,6 +31,7 @@ export const prompt: StepDef<typeof config> = {
       durationMs: out.durationMs,
       target: step.target.label,
       ...(out.truncated ? { truncated: true } : {}),
+      ...(out.replayed ? { replayed: true } : {}),
     };
     return {
       ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],
