@@ -10,9 +10,11 @@ import { buildSummary, digestIndex, formatUsd, type OutcomeCounts, type Summary 
 // A CI summary is read, not searched: past this many failures a link to the bundle says the rest.
 const maxListed = 50;
 
+const entities: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
+
 /** Text in a Markdown table cell: one line, no cell break, no HTML (model output can hold anything). */
 const cell = (text: string): string =>
-  text.replace(/\r?\n/g, ' ').replace(/[|\\`*_[\]<>]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+  text.replace(/\r?\n/g, ' ').replace(/[|\\`*_[\]<>&]/g, (c) => entities[c] ?? `\\${c}`);
 
 const pct = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 

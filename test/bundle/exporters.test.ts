@@ -119,5 +119,7 @@ describe('exporters', () => {
     expect(text).not.toContain('<script>');
     expect(text).toContain('&lt;script&gt;');
     expect(text).toContain('| error | timeout: no answer &lt;in&gt; 5s |');
+    // Read by eye once, as GitHub renders it; a change to the summary's shape shows up as a diff here.
+    await expect(text).toMatchFileSnapshot('./snapshots/job-summary.md');
   });
 });
