@@ -92,6 +92,35 @@ describe('cassettes', () => {
     expect(ci.code, ci.stderr + ci.stdout).toBe(0);
   });
 
+  it('records and replays a judge’s calls too', async () => {
+    const judge = await startFakeModelServer({
+      respond: (prompt) =>
+        prompt.includes('polite') ? { toolInput: { reason: 'ok', pass: true, score: 1 } } : undefined,
+    });
+    try {
+      const judged = (url: string) => `
+targets: [{ kind: echo }]
+judges:
+  grader: { kind: openai, base_url: "${url}", model: judge-model, api_key: "\${MODEL_KEY}" }
+prompts: ["Say {{ word }}"]
+tests:
+  - { id: t0, vars: { word: hi }, assert: [{ type: llm-rubric, value: is polite, judge: grader }] }
+`;
+      project.write('j.eval.yaml', judged(judge.url));
+      const cli = (args: string[]) =>
+        runCli(['eval', 'run', 'j.eval.yaml', '-q', ...args], { cwd: project.dir, env: { MODEL_KEY: key } });
+      expect((await cli(['--cassette', 'record', '-o', 'jrec'])).code).toBe(0);
+      expect(judge.requests).toHaveLength(1);
+      await judge.close();
+      const replayed = await cli(['--cassette', 'replay', '-o', 'jplay']);
+      expect(replayed.code, replayed.stderr + replayed.stdout).toBe(0);
+      expect(rows('jplay')).toEqual(rows('jrec'));
+    } finally {
+      // Closed already when the test got that far.
+      await judge.close().catch(() => {});
+    }
+  });
+
   it('refuses to replay a command target, and an unknown mode', async () => {
     project.write('b.eval.yaml', 'targets: [{ kind: cli, command: [cat] }]\nprompts: [hi]\n');
     const command = await runCli(['eval', 'run', 'b.eval.yaml', '--cassette', 'replay'], { cwd: project.dir });
