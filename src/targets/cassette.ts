@@ -28,11 +28,9 @@ export interface CassetteReply {
   replayed: boolean;
 }
 
-const keyOf = (request: JsonObject, ordinal: number): string =>
-  createHash('sha256')
-    .update(`${stableJson(request)}\n${ordinal}`)
-    .digest('hex')
-    .slice(0, 32);
+/** The key of a request (its stable JSON, computed once per call) and its ordinal among identical requests. */
+const keyOf = (requestJson: string, ordinal: number): string =>
+  createHash('sha256').update(`${requestJson}\n${ordinal}`).digest('hex').slice(0, 32);
 
 /** Every leaf of a JSON value by its path (`messages[0].content`), as stable text: for a miss's nearest diff. */
 const leaves = (value: Json, path: string, out: Map<string, string>): Map<string, string> => {
@@ -105,7 +103,7 @@ export class CaseCassette {
     const base = stableJson(request);
     const ordinal = this.ordinals.get(base) ?? 0;
     this.ordinals.set(base, ordinal + 1);
-    const key = keyOf(request, ordinal);
+    const key = keyOf(base, ordinal);
     const recorded = this.mode === 'record' ? undefined : this.load().find((e) => e.key === key);
     if (recorded) return { response: recorded.response, latencyMs: recorded.latency_ms, replayed: true };
     if (this.mode === 'replay') {
