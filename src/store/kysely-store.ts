@@ -159,7 +159,8 @@ const hotQueries = (db: Kysely<Database>) => ({
       db
         .insertInto('journal')
         .values({ instanceId, seq, stepId, attempt, ops, output, createdAt })
-        // A taken position is refused (0 rows), unless this very entry took it: then the no-op update counts 1.
+        // A taken position is refused (0 rows), unless this very entry took it (a reconnect retrying its own
+        // write): then the no-op update counts 1. Its content is compared too: two writers may share a millisecond.
         .onConflict((oc) =>
           oc
             .columns(['instanceId', 'seq'])
@@ -169,6 +170,8 @@ const hotQueries = (db: Kysely<Database>) => ({
                 eb('journal.stepId', '=', eb.ref('excluded.stepId')),
                 eb('journal.attempt', '=', eb.ref('excluded.attempt')),
                 eb('journal.createdAt', '=', eb.ref('excluded.createdAt')),
+                eb('journal.ops', '=', eb.ref('excluded.ops')),
+                eb('journal.output', '=', eb.ref('excluded.output')),
               ]),
             ),
         ),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { replay } from '../../src/engine/context.js';
 import type { RollbackOutput, TaskRunResult } from '../../src/engine/run-task.js';
 import type { RunRequest } from '../../src/engine/task.js';
@@ -157,6 +157,9 @@ describe('runTask: resuming', () => {
 
   it('refuses a stale completion: a journal position another writer holds is never overwritten', async () => {
     const req = request([step('a', { set: { 'made.a': 1 } })]);
+    // Both writers in the same millisecond, as on a fast machine: only the entry itself may count as its own.
+    const now = vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
+    onTestFinished(() => now.mockRestore());
     const theirs = {
       instanceId: req.instanceId,
       seq: 1,
