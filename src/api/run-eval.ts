@@ -12,6 +12,7 @@ import { currentOwner, ownerProcessState } from '../runners/owner.js';
 import { sleep } from '../sleep.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
+import { BudgetDispatch } from './budget-dispatch.js';
 import { follow, type Progress } from './follow.js';
 import { completeBundle, Materialiser } from './materialise.js';
 import { stopOnAbort } from './stop-on-abort.js';
@@ -62,6 +63,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
   const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
+  const budget = withBudget(plan) ? new BudgetDispatch(plan, runner, store) : undefined;
   o.onStart?.(plan);
   try {
     let submitFailure: unknown;
@@ -69,12 +71,17 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     const chunk = Math.max(500, plan.maxConcurrency * 2);
     // Taken out of the plan: once submitted, a request belongs to the runner, and finished tasks can be collected.
     const unsubmitted = plan.requests.splice(0);
-    const submitted = (async () => {
-      for (let sent = 0; unsubmitted.length > 0 && !o.signal?.aborted; sent += chunk) {
-        while (sent - (await store.countFinished(plan.groupId)) > 2 * chunk && !o.signal?.aborted) await sleep(50);
-        await runner.submitMany(unsubmitted.splice(0, chunk));
-      }
-    })().catch(async (error: unknown) => {
+    const submitted = (
+      budget
+        ? budget.submit(unsubmitted, o.signal)
+        : (async () => {
+            for (let sent = 0; unsubmitted.length > 0 && !o.signal?.aborted; sent += chunk) {
+              while (sent - (await store.countFinished(plan.groupId)) > 2 * chunk && !o.signal?.aborted)
+                await sleep(50);
+              await runner.submitMany(unsubmitted.splice(0, chunk));
+            }
+          })()
+    ).catch(async (error: unknown) => {
       submitFailure = error;
       await stopping.stop();
     });
@@ -91,7 +98,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     if (submitFailure) throw submitFailure;
     await runner.stop();
     await materialiser.complete();
-    return writeSummary(plan.bundleDir, plan.bundleRunId);
+    return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report());
   } catch (error) {
     // A run that fails midway (its store lost) still leaves the rows it could read and their summary.
     await runner.stop();
@@ -105,6 +112,8 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     materialiser.close();
   }
 };
+
+const withBudget = (plan: EvalRunPlan): plan is EvalRunPlan & { budgetUsd: number } => plan.budgetUsd !== undefined;
 
 /** `detach`: submits every case and leaves the runs going; refused for a runner whose runs end with this call. */
 const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
@@ -154,6 +163,12 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
       if (rows > 0) o.onCompleted?.(known, rows);
     }
     const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env);
+    if (o.detach && withBudget(plan))
+      throw new InputError(
+        '--detach cannot keep a budget: the command that follows the run dispatches within it',
+        undefined,
+        'drop --detach, or run without --budget-usd / [defaults] budget_usd',
+      );
     o.onPlan?.(plan);
     if (o.dryRun) return { plan, ran: 0 };
     held ??= lock(plan.bundleDir);

@@ -24,6 +24,24 @@ export interface TargetSummary extends OutcomeCounts {
   judge_usage: UsageRow;
 }
 
+/** What a command under a budget spent: `--budget-usd` or `[defaults] budget_usd`. */
+export interface BudgetSpend {
+  limit_usd: number;
+  /** Target and judge spend of the command's cases, settled from their committed rows. */
+  spent_usd: number;
+  /** The most it had spent and reserved for cases in flight at once: never above the limit. */
+  reserved_peak_usd: number;
+}
+
+/**
+ * The budget's account. `not_started` and `exhausted` come from the rows (cases whose latest row is an error of
+ * kind budget_exceeded), so a summary rebuilt later still says it; the spend only the command that had it knows.
+ */
+export interface BudgetSummary extends Partial<BudgetSpend> {
+  exhausted: boolean;
+  not_started: number;
+}
+
 /** summary.json: always rebuilt from the latest row per key, so it is right after any mix of runs and reruns. */
 export interface Summary {
   schema: string;
@@ -40,6 +58,8 @@ export interface Summary {
   mixed: boolean;
   /** Lines of index.jsonl that are not complete rows (a torn write after a crash): never counted. */
   skipped_lines: number;
+  /** Present when the command that wrote it had a budget, or when cases were never started for one. */
+  budget?: BudgetSummary;
 }
 
 const emptyCounts = (): OutcomeCounts => ({ total: 0, passed: 0, failed: 0, error: 0, canceled: 0, pass_rate: 0 });
@@ -106,8 +126,15 @@ export const digestIndex = (dir: string): IndexDigest => {
   return { latest, groups: [...groups], drifted: index.drifted, skippedLines: index.skipped.length };
 };
 
-export const buildSummary = (runId: string, digest: IndexDigest): Summary => {
+const budgetOf = (latest: readonly IndexRow[], spend: BudgetSpend | undefined): BudgetSummary | undefined => {
+  const notStarted = latest.filter((r) => r.error?.kind === 'budget_exceeded').length;
+  if (!spend && notStarted === 0) return undefined;
+  return { ...spend, exhausted: notStarted > 0, not_started: notStarted };
+};
+
+export const buildSummary = (runId: string, digest: IndexDigest, spend?: BudgetSpend): Summary => {
   const latest = [...digest.latest.values()];
+  const budget = budgetOf(latest, spend);
   const counts = emptyCounts();
   const byTarget = new Map<string, IndexRow[]>();
   for (const row of latest) {
@@ -144,12 +171,13 @@ export const buildSummary = (runId: string, digest: IndexDigest): Summary => {
     groups: digest.groups,
     mixed: latestGroups.size > 1 || digest.drifted,
     skipped_lines: digest.skippedLines,
+    ...(budget ? { budget } : {}),
   };
 };
 
-/** Rebuilds summary.json from the bundle's index and writes it atomically. */
-export const writeSummary = (dir: string, runId: string): Summary => {
-  const summary = buildSummary(runId, digestIndex(dir));
+/** Rebuilds summary.json from the bundle's index (with the spend of a budget it ran under) and writes it atomically. */
+export const writeSummary = (dir: string, runId: string, spend?: BudgetSpend): Summary => {
+  const summary = buildSummary(runId, digestIndex(dir), spend);
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
   return summary;

@@ -81,6 +81,11 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--compare <run>', 'compare the bundle with this base run at the end (regressions, fixes)')
     .option('--cassette <mode>', 'model calls from/into cassettes/: replay, record, record-missing or off')
     .option(
+      '--budget-usd <usd>',
+      'most this command may spend on target and judge calls; the rest is not started',
+      positiveNumber,
+    )
+    .option(
       '--pass-rule <rule>',
       'with --repeat: a case passes when all (default), any, or a fraction of its samples pass',
     )

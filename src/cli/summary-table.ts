@@ -1,4 +1,4 @@
-import { formatUsd, type Summary } from '../bundle/summary.js';
+import { type BudgetSummary, formatUsd, type Summary } from '../bundle/summary.js';
 
 const pct = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 
@@ -39,8 +39,19 @@ export const summaryTable = (s: Summary): string => {
     formatUsd(s.usage),
     formatUsd(s.judge_usage),
   ]);
-  return table(
+  const lines = table(
     ['target', 'cases', 'passed', 'failed', 'errors', 'pass rate', 'score', 'p50 ms', 'tokens', 'cost $', 'judge $'],
     rows,
   );
+  return s.budget ? `${lines}\n\n${budgetLine(s.budget)}` : lines;
+};
+
+/** Whether the budget ran out, and what the command spent of it when this summary knows. */
+const budgetLine = (b: BudgetSummary): string => {
+  const spent =
+    b.limit_usd !== undefined && b.spent_usd !== undefined
+      ? `$${b.spent_usd.toFixed(4)} of $${b.limit_usd.toFixed(4)} spent`
+      : '';
+  if (!b.exhausted) return `budget: ${spent}`;
+  return `budget ran out${spent ? `: ${spent}` : ''}; ${b.not_started} case(s) not started (error budget_exceeded): --resume with a larger --budget-usd runs them`;
 };

@@ -24,7 +24,8 @@ const configSchema = z.strictObject({
   store: z.strictObject({ url: z.string().min(1).optional() }).optional(),
   // Each target is checked against its kind's own schema by buildTarget, with positions.
   targets: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  defaults: optionsSchema.optional(),
+  // A budget is the command's, across every eval file: proctor.toml may set it, an eval file may not.
+  defaults: optionsSchema.extend({ budget_usd: z.number().positive().optional() }).optional(),
   pricing: z
     .record(
       z.string(),
@@ -101,7 +102,10 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
       ...(store?.url !== undefined ? { where: source.pos(['store', 'url']) } : {}),
     },
     targets,
-    defaults: toEvalOptions(defaults),
+    defaults: {
+      ...toEvalOptions(defaults),
+      ...(defaults?.budget_usd !== undefined ? { budgetUsd: defaults.budget_usd } : {}),
+    },
     pricing: (pricing ?? {}) as ProjectConfig['pricing'],
   };
 };

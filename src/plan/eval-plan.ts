@@ -13,7 +13,7 @@ import { displayPath } from './files.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
-import { attachPrices } from './prices.js';
+import { attachPrices, unpricedModels } from './prices.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
@@ -42,6 +42,8 @@ export interface EvalRunFlags extends EvalFilters {
   allowDrift?: boolean;
   /** `--cassette`: replay, record, record-missing or off (default: see cassetteMode). */
   cassette?: string;
+  /** `--budget-usd`: what this command may spend on target and judge calls; replaces `[defaults] budget_usd`. */
+  budgetUsd?: number;
 }
 
 export interface EvalRunPlan {
@@ -60,6 +62,8 @@ export interface EvalRunPlan {
   requests: SubmitRequest[];
   /** Things the user should know that do not stop the run (a model without a price). */
   warnings: string[];
+  /** What this command may spend (USD, target and judge calls): dispatch stops before it could be exceeded. */
+  budgetUsd?: number;
 }
 
 /**
@@ -94,6 +98,18 @@ const evalPathsOf = (cases: readonly PlannedCase[]): string[] => [...new Set(cas
 
 const describeCase = (c: PlannedCase): string =>
   `${c.identity.eval} · ${c.identity.test} · ${c.identity.prompt} · ${c.identity.target}${c.identity.sample ? ` #${c.identity.sample}` : ''}`;
+
+/** A budget cannot be kept over a model whose calls have no known cost: refused before anything runs. */
+const refuseUnpriced = (unpriced: ReadonlyMap<string, readonly string[]>): void => {
+  const [first] = unpriced.keys();
+  if (first === undefined) return;
+  const named = [...unpriced].map(([model, labels]) => `${model} (${labels.map((l) => `"${l}"`).join(', ')})`);
+  throw new InputError(
+    `a budget needs the price of every target and judge model, and ${named.join(', ')} ${unpriced.size > 1 ? 'have' : 'has'} none`,
+    undefined,
+    `add [pricing."${first}"] with input = USD and output = USD per million tokens to proctor.toml${unpriced.size > 1 ? ' (and one per other model)' : ''}, or run without --budget-usd / [defaults] budget_usd`,
+  );
+};
 
 /** Reads the earlier bundle and picks the cases to run; refuses a resume whose cases changed underneath it. */
 const selectFromPrior = (
@@ -138,11 +154,10 @@ export const planEvalRun = (
     loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env, givenVars(flags)),
     flags,
   );
-  const warnings = attachPrices(
-    evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]),
-    config,
-    env,
-  );
+  const billed = evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]);
+  const warnings = attachPrices(billed, config, env);
+  const budgetUsd = flags.budgetUsd ?? config.defaults.budgetUsd;
+  if (budgetUsd !== undefined) refuseUnpriced(unpricedModels(billed, env));
   const fingerprints = fingerprinter(config.root, env);
   const cases = expandMatrix(evals, fingerprints, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
   // Shared by every case: the files all of them reference, as hashed for their fingerprints.
@@ -196,5 +211,6 @@ export const planEvalRun = (
     ...(selection ? { selection } : {}),
     requests,
     warnings,
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
   };
 };

@@ -14,7 +14,7 @@ export interface ProjectConfig {
   runner: RunnerConfig;
   store: StoreConfig;
   targets: Record<string, TargetSpec>;
-  defaults: EvalOptions;
+  defaults: ProjectDefaults;
   /** `[pricing."MODEL"]`: USD per million tokens. */
   pricing: Record<string, Price>;
 }
@@ -30,6 +30,8 @@ export interface TargetSpec {
   baseDir: string;
   /** Its model's `[pricing]` entry, set by the plan (not part of any fingerprint: a price does not change results). */
   price?: Price;
+  /** Its reply's token cap (`max_tokens`), set by the plan with the price: a budget's first estimate uses it. */
+  maxOutputTokens?: number;
 }
 
 export interface EvalOptions {
@@ -41,6 +43,12 @@ export interface EvalOptions {
   judge?: string;
   /** `[defaults] cassette`: the cassette mode when `--cassette` is not given. */
   cassette?: 'replay' | 'record' | 'record-missing' | 'off';
+}
+
+/** `[defaults]` of proctor.toml: an eval's options, and what only a whole command has. */
+export interface ProjectDefaults extends EvalOptions {
+  /** `budget_usd`: what one `eval run` may spend (target and judge calls) unless `--budget-usd` says otherwise. */
+  budgetUsd?: number;
 }
 
 export interface PromptSpec {

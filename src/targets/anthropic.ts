@@ -16,6 +16,7 @@ export const anthropic: TargetDef<typeof config> = {
   config,
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
+  maxOutputTokens: (cfg) => cfg.max_tokens,
   create: (cfg, context) =>
     modelTarget('anthropic', cfg, context, async (apiKey) => {
       const { createAnthropic } = await import('@ai-sdk/anthropic');

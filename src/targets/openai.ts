@@ -16,6 +16,7 @@ export const openai: TargetDef<typeof config> = {
   config,
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
+  maxOutputTokens: (cfg) => cfg.max_tokens,
   create: (cfg, context) => {
     const provider = async (apiKey: string | undefined) => {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');

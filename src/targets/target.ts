@@ -74,4 +74,6 @@ export interface TargetDef<C extends z.ZodType = z.ZodType> {
   references?(config: z.output<C>): ConfigReferences;
   /** The billed model, looked up in `[pricing]`; absent for a kind that costs nothing (echo, a local command). */
   model?(config: z.output<C>): string | undefined;
+  /** The most tokens one reply may have (`max_tokens`), when the config caps it: a budget's first estimate. */
+  maxOutputTokens?(config: z.output<C>): number | undefined;
 }

@@ -150,6 +150,15 @@ api_key = "\${UNSET_KEY}"
     expect(error.hint).toBe('use one of: "local", "queue"');
   });
 
+  it('reads [defaults] budget_usd, a positive number, which only proctor.toml may set', () => {
+    let root = tempProject({ 'proctor.toml': toml(`[defaults]\nbudget_usd = "${ref('BUDGET')}"`) });
+    expect(loadProjectConfig(root, { BUDGET: '2.5' }).defaults).toEqual({ budgetUsd: 2.5 });
+    root = tempProject({ 'proctor.toml': toml('[defaults]\nretries = 1\nbudget_usd = 0') });
+    const error = inputError(() => loadProjectConfig(root, {}));
+    expect(error.where).toEqual({ file: 'proctor.toml', line: 3, col: 1 });
+    expect(error.message).toContain('defaults.budget_usd');
+  });
+
   it('checks [runner.config] against its kind, and refuses a queue runner over a SQLite store', () => {
     let root = tempProject({
       'proctor.toml': toml('[store]\nurl = "postgres://h/db"\n[runner]\nkind = "queue"\n[runner.config]\nlock_ms = 0'),

@@ -85,8 +85,8 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
     const code = await reportRun(summary, plan.bundleDir, report);
     if (signals.received) return signalExitCode(signals.received);
-    // Nothing selected: nothing failed in this command.
-    return ran === 0 ? exitCodes.ok : code;
+    // Nothing selected: nothing failed in this command. A budget that ran out left cases undone: never a pass.
+    return ran === 0 ? exitCodes.ok : summary.budget?.exhausted ? exitCodes.failed : code;
   } finally {
     signals.dispose();
   }

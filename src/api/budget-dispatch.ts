@@ -1,0 +1,113 @@
+import type { IndexRow } from '../bundle/row.js';
+import type { BudgetSpend } from '../bundle/summary.js';
+import type { EvalRunPlan } from '../plan/eval-plan.js';
+import { type CaseRequest, recordNotStarted } from '../runners/not-started.js';
+import { currentOwner } from '../runners/owner.js';
+import type { Runner, SubmitRequest } from '../runners/runner.js';
+import { sleep } from '../sleep.js';
+import type { Store } from '../store/store.js';
+import { Budget, type BudgetedCase, budgetedCase } from './budget.js';
+
+/** A case's spend as its row records it: the target's calls and the judges'; null when either is unknown. */
+const rowCost = (row: IndexRow): number | null => {
+  const target = row.usage.cost_usd ?? null;
+  const judge = row.usage.judge ? (row.usage.judge.cost_usd ?? null) : 0;
+  return target === null || judge === null ? null : target + judge;
+};
+
+/** Committed results read at a time. */
+const pageSize = 200;
+
+/**
+ * Submits a plan's cases under its budget (Budget decides which may start), to whichever runner runs them: a
+ * case is submitted only when it may start, and at most the plan's `max_concurrency` are in flight, so nothing
+ * waits in a runner's queue holding a reservation. Costs are settled from the results the store commits, the
+ * same record for the local and the queue runner. When the next case cannot fit and nothing is in flight to
+ * free room, it and every case after it are recorded as not started (error `budget_exceeded`).
+ */
+export class BudgetDispatch {
+  private readonly budget: Budget;
+  private readonly cases: Map<string, BudgetedCase>;
+  private cursor = 0;
+  private submitted = 0;
+
+  constructor(
+    private readonly plan: EvalRunPlan & { budgetUsd: number },
+    private readonly runner: Runner,
+    private readonly store: Store,
+  ) {
+    this.budget = new Budget(plan.budgetUsd);
+    this.cases = new Map(plan.cases.map((c) => [c.key, budgetedCase(c)]));
+  }
+
+  private caseOf(request: SubmitRequest): BudgetedCase {
+    const key = request.case?.key ?? '';
+    return this.cases.get(key) ?? { key, bucket: '', priorUsd: 0 };
+  }
+
+  /**
+   * Settles the cases committed since the last read. `fromStart`: reads every result again, since PostgreSQL
+   * numbers a result when its transaction inserts, not when it commits, and a cursor can pass a late one.
+   */
+  private async settle(fromStart = false): Promise<void> {
+    if (fromStart) this.cursor = 0;
+    for (;;) {
+      const page = await this.store.readResults(this.plan.groupId, this.cursor, pageSize);
+      for (const r of page) {
+        this.cursor = r.seq;
+        const row = r.row as unknown as IndexRow;
+        this.budget.settle(r.caseKey, rowCost(row), row.outcome === 'passed' || row.outcome === 'failed');
+      }
+      if (page.length < pageSize) return;
+    }
+  }
+
+  private async inFlight(): Promise<number> {
+    return this.submitted - (await this.store.countFinished(this.plan.groupId));
+  }
+
+  /** Submits (or records as not started) every request of `requests`, taking each out as it goes. */
+  async submit(requests: SubmitRequest[], signal: AbortSignal | undefined): Promise<void> {
+    while (requests.length > 0 && !signal?.aborted) {
+      await this.settle();
+      let inFlight = await this.inFlight();
+      const batch: SubmitRequest[] = [];
+      for (let next = requests[0]; next && inFlight + batch.length < this.plan.maxConcurrency; next = requests[0]) {
+        const c = this.caseOf(next);
+        if (!this.budget.fits(c)) break;
+        this.budget.reserve(c);
+        batch.push(requests.shift() as SubmitRequest);
+      }
+      if (batch.length > 0) {
+        await this.runner.submitMany(batch);
+        this.submitted += batch.length;
+        continue;
+      }
+      if (inFlight > 0) {
+        await sleep(50);
+        continue;
+      }
+      // Nothing in flight: every reservation must be settled before the budget is called spent.
+      await this.settle(true);
+      this.budget.settleUnrecorded();
+      inFlight = await this.inFlight();
+      const next = requests[0];
+      if (inFlight > 0 || (next && this.budget.fits(this.caseOf(next)))) continue;
+      const refusal = this.budget.refusal(this.caseOf(next as SubmitRequest));
+      await recordNotStarted(
+        this.store,
+        requests.splice(0) as CaseRequest[],
+        { kind: 'budget_exceeded', message: refusal, retryable: false },
+        currentOwner(),
+        process.env,
+      );
+    }
+  }
+
+  /** What the command spent, once every case has ended. */
+  async report(): Promise<BudgetSpend> {
+    await this.settle(true);
+    this.budget.settleUnrecorded();
+    return this.budget.report();
+  }
+}
