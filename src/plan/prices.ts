@@ -5,16 +5,18 @@ import { type Env, validationCopy } from './env.js';
 import type { ProjectConfig, TargetSpec } from './spec.js';
 
 /** What a target's config says about its bill: the model `[pricing]` is looked up by, and its reply's token cap. */
-const billingOf = (t: TargetSpec, env: Env): { model?: string; maxOutputTokens?: number } => {
+const billingOf = (t: TargetSpec, env: Env): { model?: string; maxOutputTokens?: number; reportsCost?: boolean } => {
   // Every registry entry is a TargetDef; widened so one call serves every kind.
   const def: TargetDef = targets[t.kind as TargetKind];
   const parsed = def.config.safeParse(validationCopy(t.config, env));
   if (!parsed.success) return {};
   const model = def.model?.(parsed.data);
   const maxOutputTokens = def.maxOutputTokens?.(parsed.data);
+  const reportsCost = def.reportsCost?.(parsed.data);
   return {
     ...(model !== undefined ? { model } : {}),
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(reportsCost !== undefined ? { reportsCost } : {}),
   };
 };
 
@@ -40,14 +42,31 @@ export const attachPrices = (list: readonly TargetSpec[], config: ProjectConfig,
   );
 };
 
-/** The billed models of `list` that attachPrices found no price for, each with the labels of its targets. */
-export const unpricedModels = (list: readonly TargetSpec[], env: Env): Map<string, string[]> => {
-  const unpriced = new Map<string, string[]>();
+/** Targets whose calls would have no known cost, by model (none for an http target that names no model). */
+export interface Unpriced {
+  /** `KIND:MODEL`, or undefined for a target that names no model (http without `model`). */
+  model?: string;
+  labels: string[];
+}
+
+/**
+ * The targets of `list` (after attachPrices) whose cost would be unknown: a model without a `[pricing]` entry, or
+ * an http target that names no model and whose replies carry no cost. One entry per model.
+ */
+export const unpricedTargets = (list: readonly TargetSpec[], env: Env): Unpriced[] => {
+  const byModel = new Map<string, Unpriced>();
+  const modelless: Unpriced[] = [];
   for (const t of new Set(list)) {
-    const { model } = billingOf(t, env);
-    if (model === undefined || t.price) continue;
+    const { model, reportsCost } = billingOf(t, env);
+    if (reportsCost === true || t.price) continue;
+    if (model === undefined) {
+      if (reportsCost === false) modelless.push({ labels: [t.label] });
+      continue;
+    }
     const id = modelId(t, model);
-    unpriced.set(id, [...(unpriced.get(id) ?? []), t.label]);
+    const entry = byModel.get(id) ?? { model: id, labels: [] };
+    entry.labels.push(t.label);
+    byModel.set(id, entry);
   }
-  return unpriced;
+  return [...byModel.values(), ...modelless];
 };

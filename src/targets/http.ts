@@ -133,6 +133,8 @@ export const http: TargetDef<typeof config> = {
   config,
   secretKeys: ['headers'],
   model: (cfg) => cfg.model,
+  // A transform may return a cost with its output; without one or `usage.cost`, only `[pricing]` of `model` can.
+  reportsCost: (cfg) => cfg.response.usage?.cost !== undefined || cfg.output_transform !== undefined,
   references: (cfg) => (cfg.output_transform ? { files: [cfg.output_transform.slice(7).split('#')[0] as string] } : {}),
   create: (cfg, context) => {
     const urlTemplate = compileTemplate(cfg.url);

@@ -76,4 +76,9 @@ export interface TargetDef<C extends z.ZodType = z.ZodType> {
   model?(config: z.output<C>): string | undefined;
   /** The most tokens one reply may have (`max_tokens`), when the config caps it: a budget's first estimate. */
   maxOutputTokens?(config: z.output<C>): number | undefined;
+  /**
+   * For a kind whose calls are billed but may name no model (http): whether this config's replies carry their
+   * own cost. Absent for a kind that is priced by its model alone, or costs nothing.
+   */
+  reportsCost?(config: z.output<C>): boolean;
 }

@@ -151,6 +151,17 @@ describe('eval run --budget-usd', () => {
       expect(run.stderr).toContain('add [pricing."openai:judge-model"]');
       expect(p.exists('.proctor')).toBe(false);
       expect(target.requests.length + judge.requests.length).toBe(before);
+      // An http target naming no model, whose replies carry no cost, cannot be counted either.
+      p.write('proctor.toml', `${judgeTarget()}${pricing}${judgePricing}`);
+      p.write(
+        'http.eval.yaml',
+        `targets: [{ label: api, kind: http, url: "${target.url}/chat/completions" }]\nprompts: [hi]\ntests: [{ assert: [{ type: contains, value: hi }] }]\n`,
+      );
+      const http = await runCli(['eval', 'run', 'http.eval.yaml', '--budget-usd', '1'], { cwd: p.dir });
+      expect(http.code).toBe(2);
+      expect(http.stderr).toContain('target "api" (no model) has no price');
+      expect(http.stderr).toContain('response.usage.cost');
+      expect(p.exists('.proctor')).toBe(false);
       // Without a budget the same project runs, its judge's cost recorded as unknown.
       p.write('proctor.toml', `${judgeTarget()}${pricing}`);
       const free = await runCli(['eval', 'run', 'budget.eval.yaml', '-n', '1'], { cwd: p.dir });
