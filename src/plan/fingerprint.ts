@@ -98,7 +98,8 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
     if (print === undefined) {
       // Every registry entry is a TargetDef; widened so one call serves every kind.
       const def: TargetDef = targets[t.kind as TargetKind];
-      const resolved = validationCopy(t.config, env) as Record<string, unknown>;
+      // `rate` paces the calls and changes no result: tuning it must not make a resume see drift.
+      const { rate: _pacing, ...resolved } = validationCopy(t.config, env) as Record<string, unknown>;
       const parsed = def.config.safeParse(resolved);
       const files = parsed.success ? referencedFiles(def.references?.(parsed.data), t.baseDir) : undefined;
       // A secret is hashed: a changed key shows, and the key itself is never kept.

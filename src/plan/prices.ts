@@ -30,12 +30,12 @@ const modelId = (t: TargetSpec, model: string): string => `${t.kind}:${model}`;
 export const attachPrices = (list: readonly TargetSpec[], config: ProjectConfig, env: Env): string[] => {
   const unpriced = new Set<string>();
   for (const t of new Set(list)) {
-    const { model, maxOutputTokens } = billingOf(t, env);
+    const { model, maxOutputTokens, reportsCost } = billingOf(t, env);
     if (model === undefined) continue;
     if (maxOutputTokens !== undefined) t.maxOutputTokens = maxOutputTokens;
     const price = findPrice(config.pricing, t.kind, model);
     if (price) t.price = price;
-    else unpriced.add(modelId(t, model));
+    else if (!reportsCost) unpriced.add(modelId(t, model));
   }
   return [...unpriced].map(
     (m) => `warning: no price for ${m}: its cost is recorded as unknown; add [pricing."${m}"] to proctor.toml`,

@@ -6,7 +6,7 @@ import type { Usage } from '../records.js';
 import { compileTemplate } from '../template.js';
 import { parsePath, selectPath } from './json-path.js';
 import { retryAfterMs } from './model-errors.js';
-import { rateGate } from './rate-gate.js';
+import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
 import type { Target, TargetDef, TargetInput } from './target.js';
 import { singleTurn } from './transcript.js';
 
@@ -49,6 +49,8 @@ const config = z.strictObject({
     .default(10 * 1024 * 1024),
   /** The model name `[pricing]` is looked up by; without it the cost is what `usage.cost` selects, or unknown. */
   model: z.string().min(1).optional(),
+  /** The endpoint's adaptive in-flight limit (rate-gate.ts). */
+  rate: rateConfig.optional(),
 });
 type Config = z.output<typeof config>;
 
@@ -143,13 +145,16 @@ export const http: TargetDef<typeof config> = {
     const usagePaths = Object.entries(cfg.response.usage ?? {}).map(([k, p]) => [k, parsePath(p as string)] as const);
     const headers = { ...(renderBody && typeof cfg.body !== 'string' ? { 'content-type': 'application/json' } : {}) };
     Object.assign(headers, cfg.headers);
-    const gate = rateGate({
-      kind: 'http',
-      url: cfg.url,
-      apiKey: JSON.stringify(cfg.headers ?? {}),
-      role: context.role ?? 'target',
-      label: context.label ?? 'http',
-    });
+    const gate = rateGate(
+      {
+        kind: 'http',
+        url: cfg.url,
+        apiKey: JSON.stringify(cfg.headers ?? {}),
+        role: context.role ?? 'target',
+        label: context.label ?? 'http',
+      },
+      rateSettingsOf(cfg.rate),
+    );
     let transform: Promise<(body: unknown, ctx: object) => unknown> | undefined;
     const loadTransform = (ref: string) => {
       const [file, name = 'default'] = ref.slice(7).split('#') as [string, string?];

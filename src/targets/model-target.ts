@@ -1,7 +1,7 @@
 import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { chatMessages } from './chat-prompt.js';
-import { rateGate } from './rate-gate.js';
+import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
 import type { Target, TargetContext } from './target.js';
 
 /** Config keys every AI SDK target shares, spelled once. */
@@ -14,6 +14,8 @@ export const modelTargetKeys = {
   timeout_s: z.number().positive().optional(),
   /** chat: a prompt that renders to a JSON or YAML list of `{role, content}` messages is sent as them. */
   prompt_format: z.enum(['text', 'chat']).default('text'),
+  /** The endpoint's adaptive in-flight limit (rate-gate.ts): how it starts, its bounds, how a 429 cuts it. */
+  rate: rateConfig.optional(),
 };
 
 /** An endpoint URL; an unresolved `${VAR}` passes: the plan validates before a worker's secrets are known. */
@@ -31,6 +33,7 @@ export interface ModelTargetConfig {
   system?: string | undefined;
   timeout_s?: number | undefined;
   prompt_format?: 'text' | 'chat';
+  rate?: z.output<typeof rateConfig> | undefined;
 }
 
 /**
@@ -47,14 +50,10 @@ export const modelTarget = (
 ): Target => {
   const apiKey = cfg.api_key ?? context.env[cfg.api_key_env];
   const url = cfg.base_url ?? kind;
-  const gate = rateGate({
-    kind,
-    url,
-    apiKey,
-    model: cfg.model,
-    role: context.role ?? 'target',
-    label: context.label ?? kind,
-  });
+  const gate = rateGate(
+    { kind, url, apiKey, model: cfg.model, role: context.role ?? 'target', label: context.label ?? kind },
+    rateSettingsOf(cfg.rate),
+  );
   const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
   const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens };
   let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
 import { sleep } from '../sleep.js';
 
@@ -13,6 +14,8 @@ export interface RateSettings {
   cooldownMs: number;
   /** Longest a call may wait on rate limits in total before it fails as rate_limited (ms). */
   maxWaitMs: number;
+  /** False: a 429 still cuts the limit, but the call fails as rate_limited at once, for `--retries` to decide. */
+  retry429: boolean;
 }
 
 export const defaultRateSettings: RateSettings = {
@@ -22,6 +25,38 @@ export const defaultRateSettings: RateSettings = {
   decrease: 0.5,
   cooldownMs: 1000,
   maxWaitMs: 10 * 60 * 1000,
+  retry429: true,
+};
+
+/**
+ * `rate = { … }` of a model or http target: its endpoint's AIMD settings, each defaulting to
+ * defaultRateSettings. Targets that share an endpoint and key share one gate, set by the first one used.
+ */
+export const rateConfig = z
+  .strictObject({
+    min: z.int().positive().optional(),
+    max: z.int().positive().optional(),
+    start: z.int().positive().optional(),
+    decrease: z.number().gt(0).lt(1).optional(),
+    cooldown_s: z.number().positive().optional(),
+    max_wait_s: z.number().positive().optional(),
+    retry_429: z.boolean().optional(),
+  })
+  .refine((r) => (r.min ?? defaultRateSettings.min) <= (r.max ?? defaultRateSettings.max), {
+    message: 'min must not be above max',
+  });
+
+export const rateSettingsOf = (rate: z.output<typeof rateConfig> | undefined): RateSettings => {
+  const d = defaultRateSettings;
+  return {
+    min: rate?.min ?? d.min,
+    max: rate?.max ?? d.max,
+    start: rate?.start ?? d.start,
+    decrease: rate?.decrease ?? d.decrease,
+    cooldownMs: rate?.cooldown_s === undefined ? d.cooldownMs : rate.cooldown_s * 1000,
+    maxWaitMs: rate?.max_wait_s === undefined ? d.maxWaitMs : rate.max_wait_s * 1000,
+    retry429: rate?.retry_429 ?? d.retry429,
+  };
 };
 
 /** A limit change, kept for the progress display and tests: why, from what, to what. */
@@ -133,7 +168,7 @@ export class RateGate {
       } catch (error) {
         if (!(error instanceof ProctorError && error.kind === 'rate_limited')) throw error;
         this.rateLimited(error.detail.retryAfterMs);
-        if (Date.now() - started > this.settings.maxWaitMs) throw error;
+        if (!this.settings.retry429 || Date.now() - started > this.settings.maxWaitMs) throw error;
       } finally {
         this.release();
       }

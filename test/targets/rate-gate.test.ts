@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IndexRow } from '../../src/bundle/row.js';
 import type { Summary } from '../../src/bundle/summary.js';
 import { openai } from '../../src/targets/openai.js';
 import { rateGate } from '../../src/targets/rate-gate.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
-import { onlyBundle, tempProject } from '../support/project.js';
+import { indexRows, onlyBundle, tempProject } from '../support/project.js';
 
 // The endpoint allows 5 requests at once and answers 429 above that.
 let server: FakeModelServer;
@@ -97,4 +98,47 @@ evaluate_options: { retries: 0 }
       p.remove();
     }
   }, 30_000);
+
+  it('per-target `rate`: max bounds the calls in flight, retry_429 = false leaves a 429 to --retries, no drift', async () => {
+    server.reset();
+    const evalFile = (rate: string) => `
+targets: [{ label: paced, kind: openai, base_url: "${server.url}", model: m4, api_key: k4, rate: ${rate} }]
+prompts: ["paced {{ n }}"]
+evaluate_options: { max_concurrency: 10, retries: 0 }
+tests: file://cases.jsonl
+`;
+    const p = tempProject({
+      'paced.eval.yaml': evalFile('{ start: 2, max: 2 }'),
+      'cases.jsonl': `${Array.from({ length: 20 }, (_, n) => JSON.stringify({ vars: { n } })).join('\n')}\n`,
+      'strict.eval.yaml': `
+targets: [{ label: strict, kind: openai, base_url: "${server.url}", model: m5, api_key: k5, rate: { retry_429: false } }]
+prompts: ["strict [[status:429 retry-after-ms:10 times:1]]"]
+evaluate_options: { retries: 0 }
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'paced.eval.yaml', '-o', 'paced'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(server.peakInFlightFor('m4')).toBe(2);
+      expect(rejected()).toBe(0);
+      // Pacing changes no result: a resume after tuning it finds every case done, not drifted.
+      p.write('paced.eval.yaml', evalFile('{ max: 3, decrease: 0.8 }'));
+      const resumed = await runCli(['eval', 'run', 'paced.eval.yaml', '--resume', 'paced'], { cwd: p.dir });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('skipping 20 completed');
+
+      const strict = await runCli(['eval', 'run', 'strict.eval.yaml', '-o', 'strict'], { cwd: p.dir });
+      expect(strict.code).toBe(1);
+      const [row] = indexRows<IndexRow>(p.path('strict'));
+      expect(row?.error?.kind).toBe('rate_limited');
+      expect(server.countFor('strict')).toBe(1);
+
+      p.write('bad.eval.yaml', evalFile('{ min: 4, max: 2 }').replace('paced {{ n }}', 'bad'));
+      const bad = await runCli(['eval', 'validate', 'bad.eval.yaml'], { cwd: p.dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/bad\.eval\.yaml:2:\d+: .*min must not be above max/);
+    } finally {
+      p.remove();
+    }
+  }, 60_000);
 });
