@@ -80,7 +80,39 @@ export interface ModelSettings {
   system?: string | undefined;
   temperature?: number | undefined;
   maxTokens?: number | undefined;
+  /** Tools the target offers its model (the model chooses); a forced `input.tool` replaces them. */
+  tools?:
+    | readonly { name: string; description?: string | undefined; parameters: Record<string, unknown> }[]
+    | undefined;
 }
+
+/** The tools of one call: a forced one (a judge's grade), else the target's own, offered for the model to choose. */
+const toolsOf = (input: TargetInput, settings: ModelSettings) => {
+  const tool = input.tool;
+  if (tool)
+    return {
+      tools: [{ type: 'function' as const, name: tool.name, description: tool.description, inputSchema: tool.schema }],
+      toolChoice: { type: 'tool' as const, toolName: tool.name },
+    };
+  if (!settings.tools?.length) return {};
+  return {
+    tools: settings.tools.map((t) => ({
+      type: 'function' as const,
+      name: t.name,
+      ...(t.description === undefined ? {} : { description: t.description }),
+      inputSchema: t.parameters,
+    })),
+    toolChoice: { type: 'auto' as const },
+  };
+};
+
+const parseArguments = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * One turn through an AI SDK language model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per
@@ -105,27 +137,23 @@ export const generateTurn = async (
       prompt,
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
       ...(settings.maxTokens === undefined ? {} : { maxOutputTokens: settings.maxTokens }),
-      ...(tool
-        ? {
-            tools: [{ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.schema }],
-            toolChoice: { type: 'tool', toolName: tool.name },
-          }
-        : {}),
+      ...toolsOf(input, settings),
       abortSignal,
     }),
   );
   let text = '';
   let toolInput: unknown;
+  const calls: { name: string; input: unknown }[] = [];
   for (const part of result.content) {
     if (part.type === 'text') text += part.text;
-    else if (part.type === 'tool-call' && tool && part.toolName === tool.name) {
-      try {
-        toolInput = JSON.parse(part.input);
-      } catch {
-        // Arguments that are not JSON: the caller falls back to the text, as for a target without tools.
-      }
-    }
+    else if (part.type === 'tool-call' && tool) {
+      // Arguments that are not JSON leave toolInput unset: the caller falls back to the text.
+      if (part.toolName === tool.name) toolInput = parseArguments(part.input);
+    } else if (part.type === 'tool-call')
+      calls.push({ name: part.toolName, input: parseArguments(part.input) ?? part.input });
   }
+  // A model that only calls the target's tools answered with those calls: graders see them as JSON.
+  if (text === '' && calls.length > 0) text = JSON.stringify(calls);
   const shown = toolInput === undefined ? text : JSON.stringify(toolInput);
   return {
     text,

@@ -4,6 +4,13 @@ import { chatMessages } from './chat-prompt.js';
 import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
 import type { Target, TargetContext } from './target.js';
 
+/** A tool a target offers its model: `parameters` is the JSON Schema of the call's input. */
+const modelTool = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, "_" or "-"'),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.json()).default({ type: 'object', properties: {} }),
+});
+
 /** Config keys every AI SDK target shares, spelled once. */
 export const modelTargetKeys = {
   model: z.string().min(1),
@@ -16,6 +23,8 @@ export const modelTargetKeys = {
   prompt_format: z.enum(['text', 'chat']).default('text'),
   /** The endpoint's adaptive in-flight limit (rate-gate.ts): how it starts, its bounds, how a 429 cuts it. */
   rate: rateConfig.optional(),
+  /** Tools offered to the model, which may call them; its calls are the output when it writes no text. */
+  tools: z.array(modelTool).optional(),
 };
 
 /** An endpoint URL; an unresolved `${VAR}` passes: the plan validates before a worker's secrets are known. */
@@ -34,6 +43,7 @@ export interface ModelTargetConfig {
   timeout_s?: number | undefined;
   prompt_format?: 'text' | 'chat';
   rate?: z.output<typeof rateConfig> | undefined;
+  tools?: z.output<typeof modelTool>[] | undefined;
 }
 
 /**
@@ -55,7 +65,7 @@ export const modelTarget = (
     rateSettingsOf(cfg.rate),
   );
   const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
-  const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens };
+  const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens, tools: cfg.tools };
   let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;
   const target: Target = {
     invoke: async (input, signal) => {

@@ -73,7 +73,13 @@ export const startFakeAnthropicServer = async (
         return;
       }
       const scripted = options.respond?.(prompt);
-      const tool = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
+      // A forced tool, else (tool_choice auto) the first tool offered, when the script calls one.
+      const tool =
+        body.tool_choice?.type === 'tool'
+          ? body.tool_choice.name
+          : scripted && 'toolInput' in scripted
+            ? body.tools?.[0]?.name
+            : undefined;
       const content =
         scripted && 'toolInput' in scripted && tool
           ? [{ type: 'tool_use', id: `toolu_${++id}`, name: tool, input: scripted.toolInput }]

@@ -11,7 +11,12 @@ let server: FakeAnthropicServer;
 beforeAll(async () => {
   server = await startFakeAnthropicServer({
     usage: { input_tokens: 10, output_tokens: 7, cache_creation_input_tokens: 5, cache_read_input_tokens: 20 },
-    respond: (prompt) => (prompt.includes('grade me') ? { toolInput: { choice: 'C', reason: 'same' } } : undefined),
+    respond: (prompt) =>
+      prompt.includes('grade me')
+        ? { toolInput: { choice: 'C', reason: 'same' } }
+        : prompt.includes('weather in')
+          ? { toolInput: { city: 'Paris' } }
+          : undefined,
   });
 });
 afterAll(async () => {
@@ -49,6 +54,24 @@ describe('anthropic target', () => {
     expect(server.requests.at(-1)?.body.tool_choice).toMatchObject({ type: 'tool', name: 'submit_grade' });
     const cut = await makeTarget().invoke({ prompt: 'long [[stop:max_tokens]]', vars: {} }, never());
     expect(cut.truncated).toBe(true);
+  });
+
+  it("offers the target's own tools for the model to choose, and a reply that only calls one is that call", async () => {
+    const tools = [
+      { name: 'get_weather', description: 'weather by city', parameters: { type: 'object', properties: { city: {} } } },
+    ];
+    const out = await makeTarget({ tools }).invoke({ prompt: 'weather in Paris?', vars: {} }, never());
+    expect(JSON.parse(out.text)).toEqual([{ name: 'get_weather', input: { city: 'Paris' } }]);
+    const sent = server.requests.at(-1)?.body as { tools?: unknown[]; tool_choice?: unknown };
+    expect(sent.tools).toEqual([
+      { name: 'get_weather', description: 'weather by city', input_schema: tools[0]?.parameters },
+    ]);
+    expect(sent.tool_choice).toEqual({ type: 'auto' });
+    // A judge's forced tool replaces the target's own.
+    const grade = { name: 'submit_grade', description: 'grade', schema: { type: 'object', properties: {} } };
+    const graded = await makeTarget({ tools }).invoke({ prompt: 'grade me', vars: {}, tool: grade }, never());
+    expect(graded.toolInput).toEqual({ choice: 'C', reason: 'same' });
+    expect((server.requests.at(-1)?.body.tools ?? []).map((t) => t.name)).toEqual(['submit_grade']);
   });
 
   it('waits out a 429 with retry-after: 1 inside the call, without failing it', async () => {
