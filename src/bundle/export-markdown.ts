@@ -113,6 +113,8 @@ export function* renderMarkdown(source: ExportSource, comparison?: Comparison): 
   // A blank line first: the job summary may already hold another step's text.
   yield `\n## ${mark} Proctor run ${cell(runId)}: ${countsLine(c)}\n\n`;
   yield `${targetTable(summary).join('\n')}\n`;
+  if (summary.budget?.exhausted)
+    yield `\n**Budget ran out:** ${summary.budget.not_started} case(s) not started (\`budget_exceeded\`); \`--resume\` with a larger \`--budget-usd\` runs them.\n`;
   yield* failureSection(dir, c.failed + c.error);
   const flaky = flakySection(dir);
   if (flaky.length) yield `${flaky.join('\n')}\n`;

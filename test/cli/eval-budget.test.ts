@@ -113,6 +113,8 @@ describe('eval run --budget-usd', () => {
       const shown = await runCli(['results', 'show', bundle], { cwd: p.dir });
       expect(shown.stdout).toContain('budget ran out; 12 case(s) not started');
       expect(shown.stdout).toContain('not started: the budget of $0.0085 cannot cover it');
+      const markdown = await runCli(['results', 'export', bundle, '--format', 'markdown'], { cwd: p.dir });
+      expect(markdown.stdout).toContain('**Budget ran out:** 12 case(s) not started');
 
       const before = target.requests.length;
       const resumed = await runCli(['eval', 'run', '--resume', bundle, '--budget-usd', '1'], {
