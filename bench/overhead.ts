@@ -1,5 +1,5 @@
 // Proctor's own cost on a plain eval against a fast model (issue: foundation).
-//   npx tsx bench/overhead.ts [--cases 10000] [--latency-ms 50] [--concurrency 100]
+//   npx tsx bench/overhead.ts [--cases 10000] [--latency-ms 50] [--concurrency 100] [--budget-usd 1000]
 // Starts the fake model server in its own process, runs `proctor eval run` on a generated eval, and reports
 // wall time ÷ the ideal (cases × latency ÷ concurrency), Proctor's CPU per case, its peak RSS, and the
 // start-up time of `proctor --version`. Ratios, not absolute times, are what compare across machines.
@@ -17,8 +17,11 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '100' },
     // The project (store and bundle) lives here; /dev/shm separates Proctor's cost from the disk's.
     dir: { type: 'string', default: tmpdir() },
+    // Dispatch under a budget (priced at $1/M tokens, set high enough that every case runs): its cost alone.
+    'budget-usd': { type: 'string' },
   },
 });
+const budget = values['budget-usd'];
 const cases = Number(values.cases);
 const latencyMs = Number(values['latency-ms']);
 const concurrency = Number(values.concurrency);
@@ -47,13 +50,16 @@ try {
     join(dir, 'bench.eval.yaml'),
     `targets:\n  - { kind: openai, base_url: "${server.url}", model: fake, api_key: bench }\nprompts: ["{{ q }}"]\ntests: file://tests.jsonl\n`,
   );
-  const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(concurrency)]);
+  if (budget !== undefined) writeFileSync(join(dir, 'proctor.toml'), '[pricing."fake"]\ninput = 1.0\noutput = 1.0\n');
+  const budgetArgs = budget === undefined ? [] : ['--budget-usd', budget];
+  const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(concurrency), ...budgetArgs]);
   const ideal = (cases * latencyMs) / concurrency / 1000;
   const report = {
     dir: values.dir,
     cases,
     latency_ms: latencyMs,
     concurrency,
+    ...(budget === undefined ? {} : { budget_usd: Number(budget) }),
     exit_code: run.code,
     wall_s: Number(run.wallS.toFixed(2)),
     ideal_s: ideal,

@@ -84,7 +84,8 @@ export class BudgetDispatch {
         continue;
       }
       if (inFlight > 0) {
-        await sleep(50);
+        // Short: at a high concurrency slots free every few ms, and a case waits for this poll to start.
+        await sleep(10);
         continue;
       }
       // Nothing in flight: every reservation must be settled before the budget is called spent.
