@@ -13,7 +13,7 @@ import { displayPath } from './files.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
-import { attachPrices, type Unpriced, unpricedTargets } from './prices.js';
+import { attachPrices, refuseUnpriced } from './prices.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
@@ -99,21 +99,6 @@ const evalPathsOf = (cases: readonly PlannedCase[]): string[] => [...new Set(cas
 const describeCase = (c: PlannedCase): string =>
   `${c.identity.eval} · ${c.identity.test} · ${c.identity.prompt} · ${c.identity.target}${c.identity.sample ? ` #${c.identity.sample}` : ''}`;
 
-/** A budget cannot be kept over calls whose cost is unknown: refused before anything runs. */
-const refuseUnpriced = (unpriced: readonly Unpriced[]): void => {
-  const [first] = unpriced;
-  if (first === undefined) return;
-  const labels = (u: Unpriced): string => u.labels.map((l) => `"${l}"`).join(', ');
-  const named = unpriced.map((u) => (u.model ? `${u.model} (${labels(u)})` : `target ${labels(u)} (no model)`));
-  throw new InputError(
-    `a budget needs the cost of every target and judge call, and ${named.join(', ')} ${unpriced.length > 1 ? 'have' : 'has'} no price`,
-    undefined,
-    first.model
-      ? `add [pricing."${first.model}"] with input = USD and output = USD per million tokens to proctor.toml${unpriced.length > 1 ? ' (and one per other model)' : ''}, or run without --budget-usd / [defaults] budget_usd`
-      : 'give the target `model = "NAME"` and a [pricing."NAME"] entry in proctor.toml, or select the cost its replies report with `response.usage.cost`',
-  );
-};
-
 /** Reads the earlier bundle and picks the cases to run; refuses a resume whose cases changed underneath it. */
 const selectFromPrior = (
   config: ProjectConfig,
@@ -160,7 +145,7 @@ export const planEvalRun = (
   const billed = evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]);
   const warnings = attachPrices(billed, config, env);
   const budgetUsd = flags.budgetUsd ?? config.defaults.budgetUsd;
-  if (budgetUsd !== undefined) refuseUnpriced(unpricedTargets(billed, env));
+  if (budgetUsd !== undefined) refuseUnpriced(billed, env);
   const fingerprints = fingerprinter(config.root, env);
   const cases = expandMatrix(evals, fingerprints, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
   // Shared by every case: the files all of them reference, as hashed for their fingerprints.

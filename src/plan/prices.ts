@@ -1,3 +1,4 @@
+import { InputError } from '../errors.js';
 import { findPrice } from '../targets/cost.js';
 import { type TargetKind, targets } from '../targets/registry.js';
 import type { TargetDef } from '../targets/target.js';
@@ -43,7 +44,7 @@ export const attachPrices = (list: readonly TargetSpec[], config: ProjectConfig,
 };
 
 /** Targets whose calls would have no known cost, by model (none for an http target that names no model). */
-export interface Unpriced {
+interface Unpriced {
   /** `KIND:MODEL`, or undefined for a target that names no model (http without `model`). */
   model?: string;
   labels: string[];
@@ -53,7 +54,7 @@ export interface Unpriced {
  * The targets of `list` (after attachPrices) whose cost would be unknown: a model without a `[pricing]` entry, or
  * an http target that names no model and whose replies carry no cost. One entry per model.
  */
-export const unpricedTargets = (list: readonly TargetSpec[], env: Env): Unpriced[] => {
+const unpricedTargets = (list: readonly TargetSpec[], env: Env): Unpriced[] => {
   const byModel = new Map<string, Unpriced>();
   const modelless: Unpriced[] = [];
   for (const t of new Set(list)) {
@@ -69,4 +70,20 @@ export const unpricedTargets = (list: readonly TargetSpec[], env: Env): Unpriced
     byModel.set(id, entry);
   }
   return [...byModel.values(), ...modelless];
+};
+
+/** A budget cannot be kept over calls whose cost is unknown: refused (after attachPrices) before anything runs. */
+export const refuseUnpriced = (list: readonly TargetSpec[], env: Env): void => {
+  const unpriced = unpricedTargets(list, env);
+  const [first] = unpriced;
+  if (first === undefined) return;
+  const labels = (u: Unpriced): string => u.labels.map((l) => `"${l}"`).join(', ');
+  const named = unpriced.map((u) => (u.model ? `${u.model} (${labels(u)})` : `target ${labels(u)} (no model)`));
+  throw new InputError(
+    `a budget needs the cost of every target and judge call, and ${named.join(', ')} ${unpriced.length > 1 ? 'have' : 'has'} no price`,
+    undefined,
+    first.model
+      ? `add [pricing."${first.model}"] with input = USD and output = USD per million tokens to proctor.toml${unpriced.length > 1 ? ' (and one per other model)' : ''}, or run without --budget-usd / [defaults] budget_usd`
+      : 'give the target `model = "NAME"` and a [pricing."NAME"] entry in proctor.toml, or select the cost its replies report with `response.usage.cost`',
+  );
 };
