@@ -165,9 +165,9 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env);
     if (o.detach && withBudget(plan))
       throw new InputError(
-        '--detach cannot keep a budget: the command that follows the run dispatches within it',
+        'a detached run (--detach, or the explorer starting one on the queue runner) cannot keep a budget: the command that follows the run dispatches within it',
         undefined,
-        'drop --detach, or run without --budget-usd / [defaults] budget_usd',
+        'run `proctor eval run` without --detach, or without --budget-usd / [defaults] budget_usd',
       );
     o.onPlan?.(plan);
     if (o.dryRun) return { plan, ran: 0 };

@@ -193,7 +193,9 @@ describe.skipIf(unavailable !== undefined)(`eval run --budget-usd on the queue r
         cwd: p.dir,
       });
       expect(detached.code).toBe(2);
-      expect(detached.stderr).toContain('--detach cannot keep a budget');
+      expect(detached.stderr).toContain(
+        'a detached run (--detach, or the explorer starting one on the queue runner) cannot keep a budget',
+      );
     } finally {
       worker.child.kill('SIGKILL');
       p.remove();
