@@ -1,4 +1,5 @@
 import type { Outcome } from '../records.js';
+import type { RateLimited } from '../runners/runner.js';
 import { sleep } from '../sleep.js';
 import type { Store } from '../store/store.js';
 
@@ -15,6 +16,8 @@ export interface Counts {
 export interface Progress extends Counts {
   byTarget: Map<string, Counts>;
   elapsedMs: number;
+  /** Targets held back after a 429 where the runs execute, when the runner can tell. */
+  rateLimited?: RateLimited[];
 }
 
 const emptyCounts = (total = 0): Counts => ({
@@ -61,6 +64,8 @@ export interface FollowOptions {
   stopped: Promise<void>;
   /** Called before each reading: the follower writes the bundle from what the store committed meanwhile. */
   beforeReading?: () => Promise<void>;
+  /** Targets held back after a 429 (the runner's `rateLimited`), asked at each full reading. */
+  rateLimited?: () => Promise<RateLimited[]>;
 }
 
 /** Polls the store until every run of the group is terminal, or the runner stopped. */
@@ -77,6 +82,9 @@ export const follow = async (
   });
   const reading = async (): Promise<Progress> => {
     const progress = await readProgress(store, groupId, total, startedAt);
+    // A pause that cannot be read (Redis briefly away) is only not shown.
+    const limited = await options.rateLimited?.().catch(() => undefined);
+    if (limited) progress.rateLimited = limited;
     options.onProgress(progress);
     return progress;
   };

@@ -90,6 +90,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       onProgress: o.onProgress ?? (() => {}),
       wantsProgress: o.wantsProgress ?? (() => false),
       stopped: stopping.stopped,
+      rateLimited: () => runner.rateLimited?.() ?? Promise.resolve([]),
       beforeReading: async () => {
         await materialiser.pull();
       },

@@ -1,5 +1,4 @@
 import type { Counts, Progress } from '../api/follow.js';
-import { rateLimitedNow } from '../targets/rate-gate.js';
 
 const seconds = (ms: number): string =>
   ms >= 3_600_000
@@ -14,12 +13,12 @@ const countsText = (c: Counts): string =>
 const progressLine = (p: Progress): string => {
   const rate = p.elapsedMs > 0 ? (p.done * 1000) / p.elapsedMs : 0;
   const eta = rate > 0 && p.done < p.total ? ` · ETA ${seconds(((p.total - p.done) / rate) * 1000)}` : '';
-  return `${p.done}/${p.total} · ${countsText(p)} · ${rate.toFixed(1)}/s${eta}${pausedText()}`;
+  return `${p.done}/${p.total} · ${countsText(p)} · ${rate.toFixed(1)}/s${eta}${pausedText(p)}`;
 };
 
-/** Targets this process is holding back after a 429 (the local runner's; a queue worker shows its own). */
-const pausedText = (): string =>
-  rateLimitedNow()
+/** Targets held back after a 429 where the runs execute: this process (local runner) or the pool's workers. */
+const pausedText = (p: Progress): string =>
+  (p.rateLimited ?? [])
     .map(({ label, until }) => ` · ⏸ rate-limited by ${label}, resuming in ${seconds(until - Date.now())}`)
     .join('');
 

@@ -5,10 +5,11 @@ import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
+import { rateLimitedNow } from '../targets/rate-gate.js';
 import type { RunnerKindDef } from './kind.js';
 import { currentOwner, defaultHeartbeatMs, defaultLeaseMs } from './owner.js';
 import { reconcileOrphans } from './reconcile.js';
-import type { ConcurrencyLimit, Runner, SubmitRequest, Submitted } from './runner.js';
+import type { ConcurrencyLimit, RateLimited, Runner, SubmitRequest, Submitted } from './runner.js';
 import { Scheduler } from './scheduler.js';
 
 export interface LocalRunnerOptions {
@@ -110,6 +111,11 @@ export class LocalRunner implements Runner {
 
   status(runId: string): Promise<RunRecord | undefined> {
     return this.store.getRun(runId);
+  }
+
+  /** This process executes the runs: its own gates. */
+  async rateLimited(): Promise<RateLimited[]> {
+    return rateLimitedNow();
   }
 
   async cancel(runId: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DispatchCandidate, JobRef, QueueLedger } from '../store/queue-ledger.js';
+import type { RateLimited } from './runner.js';
 import { hold, type InFlight, Scheduler } from './scheduler.js';
 
 /** A job's payload: ids only. Redis keeps it in clear text, so no prompt and no secret ever goes there. */
@@ -72,4 +73,32 @@ const dispatchWindow = 200;
 /** Marks what may start now dispatched and sends its jobs; any submitter or worker may call it at any time. */
 export const dispatch = async (ledger: QueueLedger, queue: Queue, pool: string): Promise<void> => {
   await sendJobs(queue, await ledger.dispatch(pool, Date.now(), dispatchWindow, pickRuns));
+};
+
+/** One hash per pool: target label → until when (epoch ms) a worker holds its calls back after a 429. */
+const rateLimitKey = (pool: string): string => `proctor:rl:${pool}`;
+
+/** How long a pool's pauses are kept after the last was published: readers skip those whose time has passed. */
+const rateLimitKeepMs = 3_600_000;
+
+/**
+ * A worker's gates that are holding calls back, published for the submitter's progress display. Only labels
+ * and times: nothing of a request goes to Redis.
+ */
+export const publishRateLimits = async (redis: Redis, pool: string, limited: readonly RateLimited[]): Promise<void> => {
+  if (limited.length === 0) return;
+  const key = rateLimitKey(pool);
+  await redis
+    .multi()
+    .hset(key, Object.fromEntries(limited.map((l) => [l.label, String(l.until)])))
+    .pexpire(key, rateLimitKeepMs)
+    .exec();
+};
+
+/** The targets some worker of the pool holds back now; a field whose time has passed is stale. */
+export const readRateLimits = async (redis: Redis, pool: string, now: number): Promise<RateLimited[]> => {
+  const fields = await redis.hgetall(rateLimitKey(pool));
+  return Object.entries(fields)
+    .map(([label, until]) => ({ label, until: Number(until) }))
+    .filter((l) => l.until > now);
 };

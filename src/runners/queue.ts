@@ -8,8 +8,8 @@ import type { JsonObject } from '../records.js';
 import { sleep } from '../sleep.js';
 import { isTerminal, type RunRecord, type Store } from '../store/store.js';
 import type { RunnerKindDef } from './kind.js';
-import { connectRedis, dispatch, openQueue } from './queue-jobs.js';
-import type { Runner, SubmitRequest, Submitted } from './runner.js';
+import { connectRedis, dispatch, openQueue, readRateLimits } from './queue-jobs.js';
+import type { RateLimited, Runner, SubmitRequest, Submitted } from './runner.js';
 
 const queueConfig = z
   .strictObject({
@@ -117,6 +117,14 @@ export class QueueRunner implements Runner {
 
   status(runId: string): Promise<RunRecord | undefined> {
     return this.store.getRun(runId);
+  }
+
+  /** What the pool's workers published: their gates are in their own processes. */
+  async rateLimited(): Promise<RateLimited[]> {
+    // A stopped runner has let its connection go.
+    if (this.stopping) return [];
+    const { redis } = await this.connect();
+    return readRateLimits(redis, this.config.pool, Date.now());
   }
 
   async cancel(runId: string): Promise<boolean> {

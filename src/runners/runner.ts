@@ -14,6 +14,12 @@ export type SubmitRequest = Omit<RunRequest, 'runId' | 'instanceId'> & {
   limits?: ConcurrencyLimit[];
 };
 
+/** A target whose calls are held back after a 429, and until when (epoch ms). */
+export interface RateLimited {
+  label: string;
+  until: number;
+}
+
 /** The ids a submitted run was recorded under. */
 export interface Submitted {
   runId: string;
@@ -37,4 +43,6 @@ export interface Runner {
    * execute elsewhere (the queue) has it, so `eval run --detach` can end while they go on.
    */
   detach?(): Promise<void>;
+  /** Targets held back after a 429 where this runner's runs execute, for the progress display. */
+  rateLimited?(): Promise<RateLimited[]>;
 }

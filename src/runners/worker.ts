@@ -5,9 +5,18 @@ import { ProjectFiles } from '../engine/project-files.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import type { Store } from '../store/store.js';
+import { rateLimitedNow } from '../targets/rate-gate.js';
 import { currentOwner } from './owner.js';
 import type { QueueConfig, QueuedRequest } from './queue.js';
-import { connectRedis, dispatch, type JobData, openQueue, queueName, sendJobs } from './queue-jobs.js';
+import {
+  connectRedis,
+  dispatch,
+  type JobData,
+  openQueue,
+  publishRateLimits,
+  queueName,
+  sendJobs,
+} from './queue-jobs.js';
 
 interface Running {
   epoch: number;
@@ -166,6 +175,7 @@ export class QueueWorker {
       // Taken over (this worker was blocked past its lease) or canceled: the execution stops; its commit is
       // refused or records CANCELED.
       for (const id of ids) if (!held.includes(id) || cancel.includes(id)) this.running.get(id)?.controller.abort();
+      if (this.redis) await publishRateLimits(this.redis, this.config.pool, rateLimitedNow());
       if (now - this.lastDispatch >= dispatchEveryMs) await this.dispatchNow();
       if (this.queue && now - this.lastReconcile >= this.config.stalledIntervalMs) {
         this.lastReconcile = now;

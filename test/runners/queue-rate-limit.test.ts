@@ -1,0 +1,45 @@
+// A 429 on a worker shows in the submitter's progress line, as it does for the local runner: the workers publish
+// their paused targets to Redis and the follower reads them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { queueProject, redisProblem, startWorker } from '../support/queue-fleet.js';
+import { storeBackends } from '../support/store-backends.js';
+
+const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
+const unavailable = postgres?.unavailable ?? (await redisProblem());
+
+describe.skipIf(unavailable !== undefined)(`rate limits on the queue runner ${unavailable ?? ''}`, () => {
+  let server: FakeModelServer;
+  beforeAll(async () => {
+    server = await startFakeModelServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("the follower's progress line says which target a worker holds back after a 429, and until when", async () => {
+    const db = await (postgres as NonNullable<typeof postgres>).create();
+    const p = queueProject({
+      storeUrl: db.url,
+      files: {
+        'rl.eval.yaml': `
+targets: [{ label: busyapi, kind: openai, base_url: "${server.url}", model: q1, api_key: k }]
+prompts: ["wait [[status:429 retry-after:5 times:1]]"]
+evaluate_options: { retries: 0 }
+`,
+      },
+    });
+    const worker = await startWorker(p);
+    try {
+      const run = await runCli(['eval', 'run', 'rl.eval.yaml'], { cwd: p.dir, timeoutMs: 60_000 });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/⏸ rate-limited by busyapi, resuming in \d/);
+      expect(server.requests.filter((r) => r.body.model === 'q1').map((r) => r.status)).toEqual([429, 200]);
+    } finally {
+      worker.child.kill('SIGKILL');
+      p.remove();
+      await db.remove();
+    }
+  }, 90_000);
+});
