@@ -8,8 +8,8 @@ import type { Summary } from '../../src/bundle/summary.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { indexRows, onlyBundle, type TempProject, tempProject } from '../support/project.js';
-import { queueProject, redisProblem, startWorker } from '../support/queue-fleet.js';
-import { storeBackends } from '../support/store-backends.js';
+import { redisProblem, withQueueFleet } from '../support/queue-fleet.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 let target: FakeModelServer;
 let judge: FakeModelServer;
@@ -180,14 +180,13 @@ const unavailable = postgres?.unavailable ?? (await redisProblem());
 
 describe.skipIf(unavailable !== undefined)(`eval run --budget-usd on the queue runner ${unavailable ?? ''}`, () => {
   it('stops dispatch within the budget as the local runner does', async () => {
-    const db = await (postgres as NonNullable<typeof postgres>).create();
-    const p = queueProject({
-      storeUrl: db.url,
+    const toml = `${judgeTarget()}${pricing}${judgePricing}`;
+    const options = {
       files: { 'budget.eval.yaml': evalFile() },
-    });
-    p.write('proctor.toml', `${p.read('proctor.toml')}${judgeTarget()}${pricing}${judgePricing}`);
-    const worker = await startWorker(p, ['--concurrency', String(concurrency)]);
-    try {
+      toml,
+      workerArgs: ['--concurrency', String(concurrency)],
+    };
+    await withQueueFleet(postgres as StoreBackend, options, async (p) => {
       await runAtFortyPercent(p);
       const detached = await runCli(['eval', 'run', 'budget.eval.yaml', '--budget-usd', '1', '--detach'], {
         cwd: p.dir,
@@ -196,10 +195,6 @@ describe.skipIf(unavailable !== undefined)(`eval run --budget-usd on the queue r
       expect(detached.stderr).toContain(
         'a detached run (--detach, or the explorer starting one on the queue runner) cannot keep a budget',
       );
-    } finally {
-      worker.child.kill('SIGKILL');
-      p.remove();
-      await db.remove();
-    }
+    });
   }, 120_000);
 });

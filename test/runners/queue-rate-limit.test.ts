@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
-import { queueProject, redisProblem, startWorker } from '../support/queue-fleet.js';
-import { storeBackends } from '../support/store-backends.js';
+import { redisProblem, withQueueFleet } from '../support/queue-fleet.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
 const unavailable = postgres?.unavailable ?? (await redisProblem());
@@ -19,27 +19,18 @@ describe.skipIf(unavailable !== undefined)(`rate limits on the queue runner ${un
   });
 
   it("the follower's progress line says which target a worker holds back after a 429, and until when", async () => {
-    const db = await (postgres as NonNullable<typeof postgres>).create();
-    const p = queueProject({
-      storeUrl: db.url,
-      files: {
-        'rl.eval.yaml': `
+    const files = {
+      'rl.eval.yaml': `
 targets: [{ label: busyapi, kind: openai, base_url: "${server.url}", model: q1, api_key: k }]
 prompts: ["wait [[status:429 retry-after:5 times:1]]"]
 evaluate_options: { retries: 0 }
 `,
-      },
-    });
-    const worker = await startWorker(p);
-    try {
+    };
+    await withQueueFleet(postgres as StoreBackend, { files }, async (p) => {
       const run = await runCli(['eval', 'run', 'rl.eval.yaml'], { cwd: p.dir, timeoutMs: 60_000 });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/⏸ rate-limited by busyapi, resuming in \d/);
       expect(server.requests.filter((r) => r.body.model === 'q1').map((r) => r.status)).toEqual([429, 200]);
-    } finally {
-      worker.child.kill('SIGKILL');
-      p.remove();
-      await db.remove();
-    }
+    });
   }, 90_000);
 });

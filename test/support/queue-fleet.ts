@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CliProcess, startCli, waitFor } from './cli.js';
 import { type TempProject, tempProject } from './project.js';
+import type { StoreBackend } from './store-backends.js';
 
 /** The Redis the machines run; PROCTOR_TEST_REDIS_URL points elsewhere. */
 export const redisUrl = process.env.PROCTOR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -59,6 +60,35 @@ export const startWorker = async (
   const worker = startCli(['worker', ...args], { cwd: project.dir, env, timeoutMs: 120_000 });
   await waitFor(() => worker.stderr().includes('worker on pool') || worker.child.exitCode !== null);
   return worker;
+};
+
+/** A queue project as withQueueFleet makes it: its eval files, and more proctor.toml (targets, pricing). */
+export interface FleetProject {
+  files: Record<string, string>;
+  toml?: string;
+  workerArgs?: readonly string[];
+}
+
+/**
+ * Runs `fn` with a queue project on a fresh database of `backend` (PostgreSQL) and one `proctor worker` serving
+ * it; the worker, the project and the database are gone afterwards.
+ */
+export const withQueueFleet = async (
+  backend: StoreBackend,
+  options: FleetProject,
+  fn: (project: TempProject & { pool: string }) => Promise<void>,
+): Promise<void> => {
+  const db = await backend.create();
+  const project = queueProject({ storeUrl: db.url, files: options.files });
+  project.write('proctor.toml', `${project.read('proctor.toml')}${options.toml ?? ''}`);
+  const worker = await startWorker(project, options.workerArgs);
+  try {
+    await fn(project);
+  } finally {
+    worker.child.kill('SIGKILL');
+    project.remove();
+    await db.remove();
+  }
 };
 
 /** A `redis-server` this test owns, on a free port, that it can stop and start again on the same data dir. */
