@@ -124,7 +124,19 @@ export class QueueRunner implements Runner {
     // A stopped runner has let its connection go.
     if (this.stopping) return [];
     const { redis } = await this.connect();
-    return readRateLimits(redis, this.config.pool, Date.now());
+    // Commands wait through a reconnect (connectRedis): with Redis away, the follower must not wait with them.
+    if (redis.status !== 'ready') return [];
+    const late = new AbortController();
+    try {
+      const gaveUp = sleep(1000, late.signal).then(
+        () => [],
+        () => [],
+      );
+      return await Promise.race([readRateLimits(redis, this.config.pool, Date.now()), gaveUp]);
+    } finally {
+      // The timer must not hold a finished command's process open.
+      late.abort();
+    }
   }
 
   async cancel(runId: string): Promise<boolean> {

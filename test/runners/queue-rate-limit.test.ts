@@ -18,7 +18,7 @@ describe.skipIf(unavailable !== undefined)(`rate limits on the queue runner ${un
     await server.close();
   });
 
-  it("the follower's progress line says which target a worker holds back after a 429, and until when", async () => {
+  it("the follower's progress line (eval run, runs follow) says which target a worker holds back after a 429, until when", async () => {
     const files = {
       'rl.eval.yaml': `
 targets: [{ label: busyapi, kind: openai, base_url: "${server.url}", model: q1, api_key: k }]
@@ -31,6 +31,13 @@ evaluate_options: { retries: 0 }
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/⏸ rate-limited by busyapi, resuming in \d/);
       expect(server.requests.filter((r) => r.body.model === 'q1').map((r) => r.status)).toEqual([429, 200]);
+      // `runs follow` of a detached run shows it too.
+      p.write('rl.eval.yaml', p.read('rl.eval.yaml').replace('wait [[', 'again [['));
+      const detached = await runCli(['eval', 'run', 'rl.eval.yaml', '--detach'], { cwd: p.dir });
+      expect(detached.code, detached.stderr).toBe(0);
+      const followed = await runCli(['runs', 'follow', detached.stdout.trim()], { cwd: p.dir, timeoutMs: 60_000 });
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(followed.stderr).toMatch(/⏸ rate-limited by busyapi, resuming in \d/);
     });
   }, 90_000);
 });

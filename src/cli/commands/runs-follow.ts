@@ -1,6 +1,7 @@
 import { follow } from '../../api/follow.js';
 import { pullResults } from '../../api/pull-results.js';
 import { InputError } from '../../errors.js';
+import { openRunner } from '../../runners/open.js';
 import { exitCodes } from '../exit-codes.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { signalExitCode } from '../signals.js';
@@ -29,12 +30,15 @@ export const runsFollow = async (groupId: string, opts: { quiet?: boolean }): Pr
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // Submits nothing: it only tells which targets the runs' workers hold back after a 429.
+    const runner = openRunner(config.runner, store, 1, config.root);
     try {
       const p = await follow(store, groupId, total, {
         intervalMs: 200,
         onProgress: (progress) => display.update(progress),
         wantsProgress: () => display.wantsUpdate(),
         stopped,
+        rateLimited: () => runner.rateLimited?.() ?? Promise.resolve([]),
       });
       process.stdout.write(
         `${groupId}: ${p.done}/${p.total} done · ${p.passed} passed · ${p.failed} failed · ${p.error} errors · ${p.canceled} canceled\n`,
@@ -44,6 +48,7 @@ export const runsFollow = async (groupId: string, opts: { quiet?: boolean }): Pr
       process.stdout.write(`bundle: ${pulled.dir}\n`);
       return p.passed === p.total ? exitCodes.ok : exitCodes.failed;
     } finally {
+      await runner.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
