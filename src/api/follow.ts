@@ -59,6 +59,8 @@ export interface FollowOptions {
   wantsProgress: () => boolean;
   /** Resolves when the runner has stopped (after a signal): following ends at the next reading. */
   stopped: Promise<void>;
+  /** How many of the group's runs are finished, between full readings (default: the store's count of them). */
+  countFinished?: () => Promise<number>;
   /** Called before each reading: the follower writes the bundle from what the store committed meanwhile. */
   beforeReading?: () => Promise<void>;
 }
@@ -75,6 +77,7 @@ export const follow = async (
   void options.stopped.then(() => {
     stopped = true;
   });
+  const countFinished = options.countFinished ?? (() => store.countFinished(groupId));
   const reading = async (): Promise<Progress> => {
     const progress = await readProgress(store, groupId, total, startedAt);
     options.onProgress(progress);
@@ -83,7 +86,7 @@ export const follow = async (
   for (;;) {
     await options.beforeReading?.();
     // A full reading groups every run of the group; counting the finished ones reads the index alone.
-    const done = options.wantsProgress() ? (await reading()).done : await store.countFinished(groupId);
+    const done = options.wantsProgress() ? (await reading()).done : await countFinished();
     if (done >= total || stopped) return reading();
     await sleep(options.intervalMs);
   }
