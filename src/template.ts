@@ -1,4 +1,5 @@
 import { Liquid, type Template } from 'liquidjs';
+import { remember } from './bounded-map.js';
 
 /**
  * The one template syntax of Proctor: Liquid's `{{ var }}` (liquidjs), in prompts, vars and grader configs.
@@ -60,17 +61,8 @@ export const compileTemplate = (src: string): CompiledTemplate => {
   if (hit) return hit;
   const parsed: Template[] = engine.parse(src);
   const compiled: CompiledTemplate = (vars) => String(engine.renderSync(parsed, vars));
-  remember(cache, src, compiled);
+  remember(cache, src, compiled, maxCached);
   return compiled;
-};
-
-/** Adds to a bounded cache, evicting the oldest entry when it is full. */
-const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
-  if (map.size >= maxCached) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-  map.set(key, value);
 };
 
 // A suite of 100,000 tests sharing a few templated assertions checks each distinct source once.
@@ -85,7 +77,7 @@ export const templateVariables = (src: string): string[] => {
   const hit = variablesCache.get(src);
   if (hit) return hit;
   const names = engine.globalVariablesSync(src).map((v) => String(v).split(/[.[]/)[0] ?? '');
-  remember(variablesCache, src, names);
+  remember(variablesCache, src, names, maxCached);
   return names;
 };
 

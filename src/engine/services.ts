@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { remember } from '../bounded-map.js';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
@@ -28,6 +29,10 @@ export interface AssertionRef {
   /** The judge targets its model-graded kinds name, by label. */
   judges?: Readonly<Record<string, TargetRef>>;
 }
+
+// Assertions are mostly per test (an `equals` on the test's own value): a suite of 100,000 tests must not keep
+// 100,000 graders, and the ones shared by every test (default_test's) stay among the recent.
+const maxAssertions = 1000;
 
 /**
  * What steps share across the runs of one process: targets and graders are built once per distinct config
@@ -107,7 +112,7 @@ export class Services {
           return this.target(judge, 'judge');
         },
       });
-      this.assertionCache.set(cacheKey, assertion);
+      remember(this.assertionCache, cacheKey, assertion, maxAssertions);
     }
     return assertion;
   }
