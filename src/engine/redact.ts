@@ -112,15 +112,12 @@ const redactValue = (value: unknown, secrets: readonly string[]): unknown => {
 export const redact = <T>(value: T, secrets: readonly string[]): T =>
   secrets.length === 0 ? value : (redactValue(value, secrets) as T);
 
-/** What the store keeps of a submitted run: its task, metadata and starting context, the run's secrets redacted. */
+/** What the store keeps of a submitted run: its task, metadata and starting context, its `secrets` redacted. */
 export const storedRequest = (
-  env: Readonly<Record<string, string | undefined>>,
   req: Pick<RunRequest, 'task' | 'metadata' | 'context'>,
-): { spec: JsonObject; metadata: JsonObject; context: JsonObject } => {
-  const secrets = runSecrets(env, req);
-  return {
-    spec: redact(req.task as unknown as JsonObject, secrets),
-    metadata: redact(req.metadata, secrets),
-    context: redact(req.context, secrets),
-  };
-};
+  secrets: readonly string[],
+): { spec: JsonObject; metadata: JsonObject; context: JsonObject } => ({
+  spec: redact(req.task as unknown as JsonObject, secrets),
+  metadata: redact(req.metadata, secrets),
+  context: redact(req.context, secrets),
+});

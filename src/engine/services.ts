@@ -10,7 +10,9 @@ import { interpolateEnv } from '../targets/secrets.js';
 import type { Target, TargetContext } from '../targets/target.js';
 import { WorkspacePools } from '../workspaces/pool.js';
 import { cassetteTarget, replayable } from './cassette-scope.js';
+import { runSecrets } from './redact.js';
 import type { TargetRef } from './target-ref.js';
+import type { RunRequest } from './task.js';
 
 export interface ServicesOptions {
   /** The process executing runs: recorded beside its workspace slots and service logs for `runs gc`. */
@@ -41,6 +43,7 @@ const maxAssertions = 1000;
 export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
+  private readonly secretsOf = new WeakMap<object, WeakMap<object, readonly string[]>>();
 
   readonly owner: RunOwner;
   readonly workspaces: WorkspacePools;
@@ -54,6 +57,24 @@ export class Services {
     this.owner = options.owner ?? thisProcess();
     this.projectRoot = options.projectRoot ?? process.cwd();
     this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
+  }
+
+  /**
+   * A run's secret values (redact.ts) over this process's environment, worked out once per request: the
+   * runner redacts what the store keeps with them at submit, and the run its journal and result.
+   */
+  secrets(req: Pick<RunRequest, 'task' | 'metadata'>): readonly string[] {
+    let byMetadata = this.secretsOf.get(req.task);
+    if (!byMetadata) {
+      byMetadata = new WeakMap();
+      this.secretsOf.set(req.task, byMetadata);
+    }
+    let secrets = byMetadata.get(req.metadata);
+    if (!secrets) {
+      secrets = runSecrets(this.env, req);
+      byMetadata.set(req.metadata, secrets);
+    }
+    return secrets;
   }
 
   /** A path a spec names (relative to the project root) in this checkout; an absolute one stays as it is. */
