@@ -75,7 +75,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     const submitted = (async () => {
       while (sent < total && !o.signal?.aborted) {
         if ((await unfinished()) > window / 2) {
-          await sleep(20);
+          await sleep(50);
           continue;
         }
         const batch = plan.requests.take(window / 2);

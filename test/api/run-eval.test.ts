@@ -54,7 +54,7 @@ describe('runEval on a 100,000-case plan', () => {
           .filter((r) => r.status === 'RUNNING')
           .reduce((n, r) => n + r.count, 0);
       await eventually(async () => (plan && (await running()) === concurrency ? true : undefined), 60_000);
-      // The dispatcher polls every 20 ms: by now it has topped the window up as far as it ever would.
+      // The dispatcher polls every 50 ms: by now it has topped the window up as far as it ever would.
       await new Promise((r) => setTimeout(r, 500));
       const requests = (plan as EvalRunPlan).requests;
       expect(requests.size).toBe(cases);
