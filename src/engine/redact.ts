@@ -10,7 +10,8 @@ const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 
 const referencedNames = (value: unknown, out: Set<string>): void => {
   if (typeof value === 'string') {
-    for (const m of value.matchAll(reference)) out.add(m[1] as string);
+    // Most strings (prompts, vars, expected values) reference nothing: the scan starts only where one might.
+    if (value.includes('${')) for (const m of value.matchAll(reference)) out.add(m[1] as string);
   } else if (Array.isArray(value)) for (const v of value) referencedNames(v, out);
   else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) referencedNames(v, out);
 };
