@@ -1,6 +1,6 @@
 // Proctor's cost on a suite shaped like a real one (issue: performance).
 //   npx tsx bench/suite.ts [--cases 1000,5000] [--concurrency 50,200] [--latency-ms 50] [--dir DIR] [--cpu-prof]
-//   [--gc]
+//   [--gc] [--keep]
 // N distinct tests, each with its own vars (a few fields of varied text) and two assertions, `contains` and
 // `equals` on a per-test value, against one OpenAI-compatible target: the fake model server, in its own process,
 // which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
@@ -8,7 +8,8 @@
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
 // the size of the results bundle and of the store. --cpu-prof profiles the first cell and prints the top 15
 // functions by self time; its .cpuprofile files are kept. --gc then runs `proctor runs gc --older-than 0s` and
-// adds the store's size per case after pruning the finished runs' step state.
+// adds the store's size per case after pruning the finished runs' step state. --keep leaves each project (its
+// store and bundle) in place and prints where.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     dir: { type: 'string', default: tmpdir() },
     'cpu-prof': { type: 'boolean', default: false },
     gc: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
   },
 });
 const list = (s: string): number[] => s.split(',').map((x) => Number(x.trim()));
@@ -157,7 +159,8 @@ try {
         }
         process.stdout.write(`${row(cells)}\n`);
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        if (values.keep) process.stdout.write(`kept ${dir}\n`);
+        else rmSync(dir, { recursive: true, force: true });
       }
     }
   }

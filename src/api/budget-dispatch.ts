@@ -1,9 +1,10 @@
 import type { IndexRow } from '../bundle/row.js';
 import type { BudgetSpend } from '../bundle/summary.js';
 import type { EvalRunPlan } from '../plan/eval-plan.js';
+import type { PlannedCase } from '../plan/matrix.js';
 import { type CaseRequest, recordNotStarted } from '../runners/not-started.js';
 import { currentOwner } from '../runners/owner.js';
-import type { Runner, SubmitRequest } from '../runners/runner.js';
+import type { Runner } from '../runners/runner.js';
 import { sleep } from '../sleep.js';
 import type { Store } from '../store/store.js';
 import { Budget, type BudgetedCase, budgetedCase } from './budget.js';
@@ -27,9 +28,10 @@ const pageSize = 200;
  */
 export class BudgetDispatch {
   private readonly budget: Budget;
-  private readonly cases: Map<string, BudgetedCase>;
   private cursor = 0;
   private submitted = 0;
+  /** The next case as the budget sees it, worked out once however often it is asked whether it fits. */
+  private head: { planned: PlannedCase; budgeted: BudgetedCase } | undefined;
 
   constructor(
     private readonly plan: EvalRunPlan & { budgetUsd: number },
@@ -37,12 +39,13 @@ export class BudgetDispatch {
     private readonly store: Store,
   ) {
     this.budget = new Budget(plan.budgetUsd);
-    this.cases = new Map(plan.cases.map((c) => [c.key, budgetedCase(c)]));
   }
 
-  private caseOf(request: SubmitRequest): BudgetedCase {
-    const key = request.case?.key ?? '';
-    return this.cases.get(key) ?? { key, bucket: '', priorUsd: 0 };
+  private next(ahead = 0): BudgetedCase | undefined {
+    const planned = this.plan.requests.peek(ahead);
+    if (!planned) return undefined;
+    if (this.head?.planned !== planned) this.head = { planned, budgeted: budgetedCase(planned) };
+    return this.head.budgeted;
   }
 
   /**
@@ -66,21 +69,21 @@ export class BudgetDispatch {
     return this.submitted - (await this.store.countFinished(this.plan.groupId));
   }
 
-  /** Submits (or records as not started) every request of `requests`, taking each out as it goes. */
-  async submit(requests: SubmitRequest[], signal: AbortSignal | undefined): Promise<void> {
-    while (requests.length > 0 && !signal?.aborted) {
+  /** Submits (or records as not started) every request of the plan, building each as it goes. */
+  async submit(signal: AbortSignal | undefined): Promise<void> {
+    const requests = this.plan.requests;
+    while (requests.peek() && !signal?.aborted) {
       await this.settle();
       let inFlight = await this.inFlight();
-      const batch: SubmitRequest[] = [];
-      for (let next = requests[0]; next && inFlight + batch.length < this.plan.maxConcurrency; next = requests[0]) {
-        const c = this.caseOf(next);
+      let ready = 0;
+      for (let c = this.next(); c && inFlight + ready < this.plan.maxConcurrency; c = this.next(ready)) {
         if (!this.budget.fits(c)) break;
         this.budget.reserve(c);
-        batch.push(requests.shift() as SubmitRequest);
+        ready++;
       }
-      if (batch.length > 0) {
-        await this.runner.submitMany(batch);
-        this.submitted += batch.length;
+      if (ready > 0) {
+        await this.runner.submitMany(requests.take(ready));
+        this.submitted += ready;
         continue;
       }
       if (inFlight > 0) {
@@ -92,16 +95,17 @@ export class BudgetDispatch {
       await this.settle(true);
       this.budget.settleUnrecorded();
       inFlight = await this.inFlight();
-      const next = requests[0];
-      if (inFlight > 0 || (next && this.budget.fits(this.caseOf(next)))) continue;
-      const refusal = this.budget.refusal(this.caseOf(next as SubmitRequest));
-      await recordNotStarted(
-        this.store,
-        requests.splice(0) as CaseRequest[],
-        { kind: 'budget_exceeded', message: refusal, retryable: false },
-        currentOwner(),
-        process.env,
-      );
+      const next = this.next();
+      if (inFlight > 0 || (next && this.budget.fits(next))) continue;
+      const refusal = this.budget.refusal(next as BudgetedCase);
+      for (let batch = requests.take(pageSize); batch.length > 0; batch = requests.take(pageSize))
+        await recordNotStarted(
+          this.store,
+          batch as CaseRequest[],
+          { kind: 'budget_exceeded', message: refusal, retryable: false },
+          currentOwner(),
+          process.env,
+        );
     }
   }
 

@@ -1,5 +1,5 @@
 import type { BudgetSpend } from '../bundle/summary.js';
-import type { PlannedCase } from '../plan/matrix.js';
+import { type PlannedCase, renderPrompt } from '../plan/matrix.js';
 
 /** A case as the budget sees it: the cases whose costs predict its own, and its cost before any has finished. */
 export interface BudgetedCase {
@@ -19,7 +19,8 @@ const approxTokens = (text: string): number => Math.ceil(text.length / 4);
  */
 export const budgetedCase = (c: PlannedCase): BudgetedCase => {
   const price = c.target.price;
-  const promptText = c.messages ? c.messages.map((m) => m.content).join('\n') : c.prompt;
+  const rendered = renderPrompt(c.promptSpec, c.vars);
+  const promptText = rendered.messages ? rendered.messages.map((m) => m.content).join('\n') : rendered.prompt;
   const priorUsd = price
     ? (approxTokens(promptText) * price.input + (c.target.maxOutputTokens ?? 0) * price.output) / 1_000_000
     : 0;

@@ -62,6 +62,8 @@ export interface FollowOptions {
   wantsProgress: () => boolean;
   /** Resolves when the runner has stopped (after a signal): following ends at the next reading. */
   stopped: Promise<void>;
+  /** How many of the group's runs are finished, between full readings (default: the store's count of them). */
+  countFinished?: () => Promise<number>;
   /** Called before each reading: the follower writes the bundle from what the store committed meanwhile. */
   beforeReading?: () => Promise<void>;
   /** Targets held back after a 429 (the runner's `rateLimited`), asked at each full reading. */
@@ -80,6 +82,7 @@ export const follow = async (
   void options.stopped.then(() => {
     stopped = true;
   });
+  const countFinished = options.countFinished ?? (() => store.countFinished(groupId));
   const reading = async (): Promise<Progress> => {
     const progress = await readProgress(store, groupId, total, startedAt);
     // A pause that cannot be read (Redis briefly away) is only not shown.
@@ -91,7 +94,7 @@ export const follow = async (
   for (;;) {
     await options.beforeReading?.();
     // A full reading groups every run of the group; counting the finished ones reads the index alone.
-    const done = options.wantsProgress() ? (await reading()).done : await store.countFinished(groupId);
+    const done = options.wantsProgress() ? (await reading()).done : await countFinished();
     if (done >= total || stopped) return reading();
     await sleep(options.intervalMs);
   }

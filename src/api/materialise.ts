@@ -43,14 +43,20 @@ export class Materialiser {
     let appended = 0;
     for (;;) {
       const page = await this.store.readResults(this.groupId, this.cursor, pageSize);
-      for (const r of page) {
-        this.cursor = r.seq;
-        if (this.written.has(r.runId)) continue;
-        this.writer.writeArtifacts(r.caseKey, r.attempt, r.files);
-        this.writer.appendRow(r.row as unknown as IndexRow);
-        this.written.add(r.runId);
-        appended++;
+      // A page's rows go in one append after their artifacts; those written before a failure still go in.
+      const rows: IndexRow[] = [];
+      try {
+        for (const r of page) {
+          this.cursor = r.seq;
+          if (this.written.has(r.runId)) continue;
+          this.writer.writeArtifacts(r.caseKey, r.attempt, r.files);
+          rows.push(r.row as unknown as IndexRow);
+          this.written.add(r.runId);
+        }
+      } finally {
+        this.writer.appendRows(rows);
       }
+      appended += rows.length;
       if (page.length < pageSize) return appended;
     }
   }

@@ -3,6 +3,7 @@ import { type BundleLock, lockBundle } from '../bundle/lock.js';
 import { type Summary, writeSummary } from '../bundle/summary.js';
 import { BundleWriter } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
+import { submitWindow } from '../plan/case-requests.js';
 import type { Env } from '../plan/env.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../plan/eval-plan.js';
 import { targetBundle } from '../plan/select-bundle.js';
@@ -67,26 +68,33 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
   o.onStart?.(plan);
   try {
     let submitFailure: unknown;
-    const total = plan.requests.length;
-    const chunk = Math.max(500, plan.maxConcurrency * 2);
-    // Taken out of the plan: once submitted, a request belongs to the runner, and finished tasks can be collected.
-    const unsubmitted = plan.requests.splice(0);
-    const submitted = (
-      budget
-        ? budget.submit(unsubmitted, o.signal)
-        : (async () => {
-            for (let sent = 0; unsubmitted.length > 0 && !o.signal?.aborted; sent += chunk) {
-              while (sent - (await store.countFinished(plan.groupId)) > 2 * chunk && !o.signal?.aborted)
-                await sleep(50);
-              await runner.submitMany(unsubmitted.splice(0, chunk));
-            }
-          })()
-    ).catch(async (error: unknown) => {
+    const total = plan.requests.size;
+    const window = submitWindow(plan.maxConcurrency);
+    // Requests are built as they are submitted, and submitted only while fewer than a window are unfinished:
+    // the plan, the runner and the store's queue hold that many at most, whatever the run's size.
+    let sent = 0;
+    const unfinished = async (): Promise<number> => (sent === 0 ? 0 : store.countActive(plan.groupId));
+    const submitted = (async () => {
+      if (budget) return budget.submit(o.signal);
+      while (sent < total && !o.signal?.aborted) {
+        if ((await unfinished()) > window / 2) {
+          await sleep(50);
+          continue;
+        }
+        const batch = plan.requests.take(window / 2);
+        await runner.submitMany(batch);
+        sent += batch.length;
+      }
+    })().catch(async (error: unknown) => {
       submitFailure = error;
       await stopping.stop();
     });
     await follow(store, plan.groupId, total, {
       intervalMs: 200,
+      // The runs not yet submitted count as unfinished; the submitted ones are read as an index range of the
+      // unfinished, as long as the window, rather than a count of every finished run.
+      // Under a budget the dispatch submits case by case and records the rest as not started: counted as stored.
+      countFinished: budget ? undefined : async () => sent - (await unfinished()),
       onProgress: o.onProgress ?? (() => {}),
       wantsProgress: o.wantsProgress ?? (() => false),
       stopped: stopping.stopped,
@@ -127,7 +135,9 @@ const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
         'set [runner] kind = "queue" in proctor.toml and start `proctor worker` processes, or drop --detach',
       );
     recordGroup(plan.bundleDir, plan.groupId);
-    await runner.submitMany(plan.requests.splice(0));
+    const chunk = submitWindow(plan.maxConcurrency);
+    for (let batch = plan.requests.take(chunk); batch.length > 0; batch = plan.requests.take(chunk))
+      await runner.submitMany(batch);
     await runner.detach();
   } finally {
     await runner.stop();
@@ -173,9 +183,9 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     o.onPlan?.(plan);
     if (o.dryRun) return { plan, ran: 0 };
     held ??= lock(plan.bundleDir);
-    if (plan.requests.length === 0) return { plan, summary: runNothing(plan), ran: 0 };
+    if (plan.requests.size === 0) return { plan, summary: runNothing(plan), ran: 0 };
     store ??= await openStore(plan.config.store);
-    const ran = plan.requests.length;
+    const ran = plan.requests.size;
     if (o.detach) {
       await detachPlan(plan, store);
       return { plan, ran, detached: true };

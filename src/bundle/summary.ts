@@ -84,23 +84,54 @@ const durations = (values: number[]) => {
 
 const tokenKinds = ['cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
 
-/** A sum of usages; its cost is null when one part's is (an unpriced model), since a partial sum would mislead. */
-const sumUsage = (usages: readonly (UsageRow | undefined)[]): UsageRow => {
-  const out: UsageRow = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-  for (const u of usages) {
-    if (!u) continue;
-    out.input_tokens += u.input_tokens;
-    out.output_tokens += u.output_tokens;
-    for (const k of tokenKinds) if (u[k] !== undefined) out[k] = (out[k] ?? 0) + (u[k] as number);
-    // Rows written before costs could be unknown hold a number; `?? null` reads a missing one as unknown.
-    out.cost_usd =
-      out.cost_usd === null || (u.cost_usd ?? null) === null ? null : out.cost_usd + (u.cost_usd as number);
-  }
-  return out;
+const zeroUsageRow = (): UsageRow => ({ input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+
+/** Adds a usage to a sum; the cost turns null once one part's is (an unpriced model): a partial sum would mislead. */
+const addUsageRow = (out: UsageRow, u: UsageRow | undefined): void => {
+  if (!u) return;
+  out.input_tokens += u.input_tokens;
+  out.output_tokens += u.output_tokens;
+  for (const k of tokenKinds) if (u[k] !== undefined) out[k] = (out[k] ?? 0) + (u[k] as number);
+  // Rows written before costs could be unknown hold a number; `?? null` reads a missing one as unknown.
+  out.cost_usd = out.cost_usd === null || (u.cost_usd ?? null) === null ? null : out.cost_usd + (u.cost_usd as number);
 };
 
-const targetUsage = (rows: readonly IndexRow[]): UsageRow => sumUsage(rows.map((r) => r.usage));
-const judgeUsage = (rows: readonly IndexRow[]): UsageRow => sumUsage(rows.map((r) => r.usage.judge));
+/** What the summary keeps of a set of rows, added one at a time: counts, scores, durations and spend. */
+interface Tally {
+  counts: OutcomeCounts;
+  scoreSum: number;
+  scored: number;
+  durations: number[];
+  usage: UsageRow;
+  judgeUsage: UsageRow;
+  /** Cases never started because a budget ran out. */
+  notStarted: number;
+}
+
+const emptyTally = (): Tally => ({
+  counts: emptyCounts(),
+  scoreSum: 0,
+  scored: 0,
+  durations: [],
+  usage: zeroUsageRow(),
+  judgeUsage: zeroUsageRow(),
+  notStarted: 0,
+});
+
+const tallyRow = (t: Tally, row: IndexRow): void => {
+  count(t.counts, row.outcome);
+  if (row.score !== null) {
+    t.scoreSum += row.score;
+    t.scored++;
+  }
+  t.durations.push(row.duration_ms);
+  addUsageRow(t.usage, row.usage);
+  addUsageRow(t.judgeUsage, row.usage.judge);
+  if (row.error?.kind === 'budget_exceeded') t.notStarted++;
+};
+
+const budgetOf = (notStarted: number, spend: BudgetSpend | undefined): BudgetSummary | undefined =>
+  !spend && notStarted === 0 ? undefined : { ...spend, exhausted: notStarted > 0, not_started: notStarted };
 
 /** A spend for people: `?` when unknown (an unpriced model), never 0; `-` when a summary predates it. */
 export const formatUsd = (usage: { cost_usd: number | null } | undefined): string =>
@@ -126,58 +157,73 @@ export const digestIndex = (dir: string): IndexDigest => {
   return { latest, groups: [...groups], drifted: index.drifted, skippedLines: index.skipped.length };
 };
 
-const budgetOf = (latest: readonly IndexRow[], spend: BudgetSpend | undefined): BudgetSummary | undefined => {
-  const notStarted = latest.filter((r) => r.error?.kind === 'budget_exceeded').length;
-  if (!spend && notStarted === 0) return undefined;
-  return { ...spend, exhausted: notStarted > 0, not_started: notStarted };
-};
-
-export const buildSummary = (runId: string, digest: IndexDigest, spend?: BudgetSpend): Summary => {
-  const latest = [...digest.latest.values()];
-  const budget = budgetOf(latest, spend);
-  const counts = emptyCounts();
-  const byTarget = new Map<string, IndexRow[]>();
-  for (const row of latest) {
-    count(counts, row.outcome);
-    const list = byTarget.get(row.identity.target) ?? [];
-    list.push(row);
-    byTarget.set(row.identity.target, list);
+/**
+ * The summary of the latest rows, taken one at a time in the order they were written: what it keeps per row is a
+ * duration, so a 100,000-case bundle is summarised without holding its rows.
+ */
+const summarise = (
+  runId: string,
+  rows: Iterable<IndexRow>,
+  index: { drifted: boolean; skippedLines: number },
+  spend?: BudgetSpend,
+): Summary => {
+  const all = emptyTally();
+  const byTarget = new Map<string, Tally>();
+  const groups = new Set<string>();
+  for (const row of rows) {
+    tallyRow(all, row);
+    let target = byTarget.get(row.identity.target);
+    if (!target) {
+      target = emptyTally();
+      byTarget.set(row.identity.target, target);
+    }
+    tallyRow(target, row);
+    groups.add(row.group_id);
   }
-  finishRate(counts);
-  const targets = [...byTarget.entries()].map(([target, list]): TargetSummary => {
-    const tc = emptyCounts();
-    for (const row of list) count(tc, row.outcome);
-    finishRate(tc);
-    const scored = list.filter((r) => r.score !== null);
+  finishRate(all.counts);
+  const budget = budgetOf(all.notStarted, spend);
+  const targets = [...byTarget.entries()].map(([target, t]): TargetSummary => {
+    finishRate(t.counts);
     return {
       target,
-      ...tc,
-      mean_score: scored.length ? scored.reduce((a, r) => a + (r.score as number), 0) / scored.length : null,
-      duration_ms: durations(list.map((r) => r.duration_ms)),
-      usage: targetUsage(list),
-      judge_usage: judgeUsage(list),
+      ...t.counts,
+      mean_score: t.scored ? t.scoreSum / t.scored : null,
+      duration_ms: durations(t.durations),
+      usage: t.usage,
+      judge_usage: t.judgeUsage,
     };
   });
-  const latestGroups = new Set(latest.map((r) => r.group_id));
   return {
     schema: 'proctor.summary/1',
     run_id: runId,
     updated_at: new Date().toISOString(),
-    counts,
+    counts: all.counts,
     targets,
-    usage: targetUsage(latest),
-    judge_usage: judgeUsage(latest),
-    duration_ms: durations(latest.map((r) => r.duration_ms)),
-    groups: digest.groups,
-    mixed: latestGroups.size > 1 || digest.drifted,
-    skipped_lines: digest.skippedLines,
+    usage: all.usage,
+    judge_usage: all.judgeUsage,
+    duration_ms: durations(all.durations),
+    groups: [...groups],
+    mixed: groups.size > 1 || index.drifted,
+    skipped_lines: index.skippedLines,
     ...(budget ? { budget } : {}),
   };
 };
 
+export const buildSummary = (runId: string, digest: IndexDigest, spend?: BudgetSpend): Summary =>
+  summarise(runId, digest.latest.values(), digest, spend);
+
 /** Rebuilds summary.json from the bundle's index (with the spend of a budget it ran under) and writes it atomically. */
 export const writeSummary = (dir: string, runId: string, spend?: BudgetSpend): Summary => {
-  const summary = buildSummary(runId, digestIndex(dir), spend);
+  const index = readLatest(dir);
+  const summary = summarise(
+    runId,
+    rowsOf(dir, index.latest.values()),
+    {
+      drifted: index.drifted,
+      skippedLines: index.skipped.length,
+    },
+    spend,
+  );
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
   return summary;

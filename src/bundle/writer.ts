@@ -55,8 +55,16 @@ export class BundleWriter {
   }
 
   appendRow(row: IndexRow): void {
+    this.appendRows([row]);
+  }
+
+  /** Appends rows whose artifacts are written, in one write(2): a crash tears at most the last of them. */
+  appendRows(rows: readonly IndexRow[]): void {
+    if (rows.length === 0) return;
     this.open();
-    writeSync(this.fd as number, `${JSON.stringify(row)}\n`);
+    let text = '';
+    for (const row of rows) text += `${JSON.stringify(row)}\n`;
+    writeSync(this.fd as number, text);
   }
 
   /**

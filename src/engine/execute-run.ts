@@ -4,7 +4,7 @@ import { withCaseCassette } from './cassette-scope.js';
 import { replay } from './context.js';
 import type { ProjectFiles } from './project-files.js';
 import { recordCase, taskOutcome } from './record-case.js';
-import { redact, runSecrets } from './redact.js';
+import { redact } from './redact.js';
 import { runTask, type TaskRunResult } from './run-task.js';
 import type { Services } from './services.js';
 import type { CaseSpec, RunRequest } from './task.js';
@@ -35,7 +35,7 @@ const withCassette = <T>(req: RunRequest, env: ExecuteEnv, fn: () => Promise<T>)
   if (!cassette || cassette.mode === 'off') return fn();
   const file = env.services.projectPath(cassette.file);
   const sample = req.case?.identity.sample ?? 0;
-  return withCaseCassette(file, cassette, sample, runSecrets(env.services.env, req), fn);
+  return withCaseCassette(file, cassette, sample, env.services.secrets(req), fn);
 };
 
 /**
@@ -79,7 +79,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
       {
         status: 'FAILED',
         outcome: 'error',
-        error: redact(toErrorRecord(error), runSecrets(env.services.env, req)),
+        error: redact(toErrorRecord(error), env.services.secrets(req)),
         ...fence,
       },
       Date.now(),

@@ -112,11 +112,8 @@ export const recordCase = (
   for (const [name, text] of Object.entries({
     ...workspaceFiles,
     ...snapshotFiles,
-    'result.json': JSON.stringify(
-      { identity: c.identity, outcome, score, error, output, steps: result.steps },
-      null,
-      2,
-    ),
+    // Compact: written once per case into the store and the bundle, read by programs (jq pretty-prints it).
+    'result.json': JSON.stringify({ identity: c.identity, outcome, score, error, output, steps: result.steps }),
   })) {
     const file = capped(text);
     files[name] = file.text;

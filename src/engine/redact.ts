@@ -10,7 +10,8 @@ const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 
 const referencedNames = (value: unknown, out: Set<string>): void => {
   if (typeof value === 'string') {
-    for (const m of value.matchAll(reference)) out.add(m[1] as string);
+    // Most strings (prompts, vars, expected values) reference nothing: the scan starts only where one might.
+    if (value.includes('${')) for (const m of value.matchAll(reference)) out.add(m[1] as string);
   } else if (Array.isArray(value)) for (const v of value) referencedNames(v, out);
   else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) referencedNames(v, out);
 };
@@ -112,15 +113,12 @@ const redactValue = (value: unknown, secrets: readonly string[]): unknown => {
 export const redact = <T>(value: T, secrets: readonly string[]): T =>
   secrets.length === 0 ? value : (redactValue(value, secrets) as T);
 
-/** What the store keeps of a submitted run: its task, metadata and starting context, the run's secrets redacted. */
+/** What the store keeps of a submitted run: its task, metadata and starting context, its `secrets` redacted. */
 export const storedRequest = (
-  env: Readonly<Record<string, string | undefined>>,
   req: Pick<RunRequest, 'task' | 'metadata' | 'context'>,
-): { spec: JsonObject; metadata: JsonObject; context: JsonObject } => {
-  const secrets = runSecrets(env, req);
-  return {
-    spec: redact(req.task as unknown as JsonObject, secrets),
-    metadata: redact(req.metadata, secrets),
-    context: redact(req.context, secrets),
-  };
-};
+  secrets: readonly string[],
+): { spec: JsonObject; metadata: JsonObject; context: JsonObject } => ({
+  spec: redact(req.task as unknown as JsonObject, secrets),
+  metadata: redact(req.metadata, secrets),
+  context: redact(req.context, secrets),
+});

@@ -7,7 +7,7 @@ import { applyOps } from './context.js';
 import { dependencies, span } from './dag.js';
 import { Deadline } from './deadline.js';
 import { JournalWriter, StaleCompletionError } from './journal.js';
-import { redact, runSecrets } from './redact.js';
+import { redact } from './redact.js';
 import { resourcesOf, workspaceOf } from './resources.js';
 import { defaultRetryPolicy, withRetries } from './retry.js';
 import type { Services } from './services.js';
@@ -135,7 +135,7 @@ const runStep = (
 export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRunResult> => {
   const specs = req.task.steps;
   const context = env.context;
-  const secrets = runSecrets(env.services.env, req);
+  const secrets = env.services.secrets(req);
   const records = new Map<string, StepRecord>(
     specs.map((s) => [s.id, { stepId: s.id, status: 'skipped', attempts: 0, output: null, error: null }]),
   );

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { remember } from '../bounded-map.js';
 import { ProctorError } from '../errors.js';
 import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
@@ -9,7 +10,9 @@ import { interpolateEnv } from '../targets/secrets.js';
 import type { Target, TargetContext } from '../targets/target.js';
 import { WorkspacePools } from '../workspaces/pool.js';
 import { cassetteTarget, replayable } from './cassette-scope.js';
+import { runSecrets } from './redact.js';
 import type { TargetRef } from './target-ref.js';
+import type { RunRequest } from './task.js';
 
 export interface ServicesOptions {
   /** The process executing runs: recorded beside its workspace slots and service logs for `runs gc`. */
@@ -29,6 +32,10 @@ export interface AssertionRef {
   judges?: Readonly<Record<string, TargetRef>>;
 }
 
+// Assertions are mostly per test (an `equals` on the test's own value): a suite of 100,000 tests must not keep
+// 100,000 graders, and the ones shared by every test (default_test's) stay among the recent.
+const maxAssertions = 1000;
+
 /**
  * What steps share across the runs of one process: targets and graders are built once per distinct config
  * (a compiled regex, an HTTP client), and each workspace spec has one pool.
@@ -36,6 +43,7 @@ export interface AssertionRef {
 export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
+  private readonly secretsOf = new WeakMap<object, WeakMap<object, readonly string[]>>();
 
   readonly owner: RunOwner;
   readonly workspaces: WorkspacePools;
@@ -49,6 +57,24 @@ export class Services {
     this.owner = options.owner ?? thisProcess();
     this.projectRoot = options.projectRoot ?? process.cwd();
     this.workspaces = new WorkspacePools({ owner: this.owner, maxSlots: options.maxSlots ?? 4 });
+  }
+
+  /**
+   * A run's secret values (redact.ts) over this process's environment, worked out once per request: the
+   * runner redacts what the store keeps with them at submit, and the run its journal and result.
+   */
+  secrets(req: Pick<RunRequest, 'task' | 'metadata'>): readonly string[] {
+    let byMetadata = this.secretsOf.get(req.task);
+    if (!byMetadata) {
+      byMetadata = new WeakMap();
+      this.secretsOf.set(req.task, byMetadata);
+    }
+    let secrets = byMetadata.get(req.metadata);
+    if (!secrets) {
+      secrets = runSecrets(this.env, req);
+      byMetadata.set(req.metadata, secrets);
+    }
+    return secrets;
   }
 
   /** A path a spec names (relative to the project root) in this checkout; an absolute one stays as it is. */
@@ -107,7 +133,7 @@ export class Services {
           return this.target(judge, 'judge');
         },
       });
-      this.assertionCache.set(cacheKey, assertion);
+      remember(this.assertionCache, cacheKey, assertion, maxAssertions);
     }
     return assertion;
   }

@@ -4,7 +4,7 @@ import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { displayPath } from './files.js';
 import { selfJudge } from './judges.js';
-import type { PlannedCase } from './matrix.js';
+import { type PlannedCase, renderPrompt } from './matrix.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
@@ -54,39 +54,42 @@ export const judgeRefs = (
  * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
  * verify step grading its output, then the test's `after` steps.
  */
-export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => ({
-  id: `case:${c.key}`,
-  vars: c.vars,
-  // The case's time limit covers every step, grading included, not only the prompt.
-  ...(timeoutS ? { timeoutS } : {}),
-  steps: [
-    ...(c.eval.workspace ? [c.eval.workspace] : []),
-    ...(c.test.before ?? []),
-    {
-      id: casePromptStep,
-      type: 'prompt',
-      config: {
-        target: targetRef(c.target, root),
-        prompt: c.prompt,
-        ...(c.messages ? { messages: c.messages as unknown as JsonObject[] } : {}),
+export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => {
+  const { prompt, messages } = renderPrompt(c.promptSpec, c.vars);
+  return {
+    id: `case:${c.key}`,
+    vars: c.vars,
+    // The case's time limit covers every step, grading included, not only the prompt.
+    ...(timeoutS ? { timeoutS } : {}),
+    steps: [
+      ...(c.eval.workspace ? [c.eval.workspace] : []),
+      ...(c.test.before ?? []),
+      {
+        id: casePromptStep,
+        type: 'prompt',
+        config: {
+          target: targetRef(c.target, root),
+          prompt,
+          ...(messages ? { messages: messages as unknown as JsonObject[] } : {}),
+        },
       },
-    },
-    {
-      id: caseVerifyStep,
-      type: 'verify',
-      config: {
-        verifierId: caseVerifier,
-        input: casePromptStep,
-        threshold: c.threshold,
-        baseDir: displayPath(c.evalDir, root),
-        test: c.test.id,
-        assert: c.assert.map(assertionConfig),
-        judges: judgeRefs(c.assert, c.eval.judges, root, c.target),
+      {
+        id: caseVerifyStep,
+        type: 'verify',
+        config: {
+          verifierId: caseVerifier,
+          input: casePromptStep,
+          threshold: c.threshold,
+          baseDir: displayPath(c.evalDir, root),
+          test: c.test.id,
+          assert: c.assert.map(assertionConfig),
+          judges: judgeRefs(c.assert, c.eval.judges, root, c.target),
+        },
       },
-    },
-    ...(c.test.after ?? []),
-  ],
-});
+      ...(c.test.after ?? []),
+    ],
+  };
+};
 
 /** The run metadata key of the bundle a case's group appends to, project-relative: `results pull` writes there. */
 export const bundleMetadataKey = 'bundle';

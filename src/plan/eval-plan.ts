@@ -4,7 +4,8 @@ import { readSummary } from '../bundle/summary.js';
 import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
+import type { ConcurrencyLimit } from '../runners/runner.js';
+import { CaseRequests } from './case-requests.js';
 import { cassetteMode, cassetteRefs } from './cassette-plan.js';
 import { caseRequest } from './compile-task.js';
 import type { Env } from './env.js';
@@ -59,7 +60,8 @@ export interface EvalRunPlan {
   cases: PlannedCase[];
   /** What `--resume` or `--rerun-failed` chose, when given. */
   selection?: Selection & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
-  requests: SubmitRequest[];
+  /** The selected cases' submit requests, built as the dispatcher takes them. */
+  requests: CaseRequests;
   /** Things the user should know that do not stop the run (a model without a price). */
   warnings: string[];
   /** What this command may spend (USD, target and judge calls): dispatch stops before it could be exceeded. */
@@ -126,8 +128,8 @@ const selectFromPrior = (
 };
 
 /**
- * Loads and validates everything a run of the project `config` needs, selects the cases (all, or those `--resume` / `--rerun-failed`
- * leave to run) and compiles each into its task. Throws InputError on bad input before anything is written,
+ * Loads and validates everything a run of the project `config` needs and selects the cases (all, or those
+ * `--resume` / `--rerun-failed` leave to run); each compiles into its task when the dispatcher takes it. Throws InputError on bad input before anything is written,
  * so a bad file never leaves a half-made bundle or store record.
  */
 export const planEvalRun = (
@@ -176,7 +178,7 @@ export const planEvalRun = (
   const bundle = displayPath(bundleDir, config.root);
   const toRun = selection?.run ?? cases;
   const cassetteOf = cassetteRefs(toRun, cassetteMode(flags.cassette, config.defaults.cassette, config.root, env));
-  const requests = toRun.map((c) =>
+  const requests = new CaseRequests(toRun, (c) =>
     caseRequest(c, {
       cassette: cassetteOf(c),
       groupId,

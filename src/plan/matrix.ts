@@ -4,17 +4,15 @@ import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
 import { caseKey, fingerprintOf } from './identity.js';
 import { renderTest } from './render-test.js';
-import type { AssertionSpec, EvalSpec, TargetSpec, TestSpec } from './spec.js';
+import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
 
 /** One cell of the matrix, ready to compile into a task. */
 export interface PlannedCase {
   identity: CaseIdentity;
   key: string;
   fingerprint: string;
-  /** The rendered prompt (a chat prompt's last user message). */
-  prompt: string;
-  /** A chat prompt's messages, rendered. */
-  messages?: Message[];
+  /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
+  promptSpec: PromptSpec;
   vars: JsonObject;
   target: TargetSpec;
   test: TestSpec;
@@ -30,6 +28,14 @@ export interface MatrixOptions {
   repeat?: number;
 }
 
+/** A prompt rendered with a test's vars: its text (a chat prompt's last user message) and a chat's messages. */
+export const renderPrompt = (spec: PromptSpec, vars: JsonObject): { prompt: string; messages?: Message[] } => ({
+  prompt: renderTemplate(spec.text, vars),
+  ...(spec.messages
+    ? { messages: spec.messages.map((m) => ({ role: m.role, content: renderTemplate(m.content, vars) })) }
+    : {}),
+});
+
 /** The steps a test adds around its prompt, workspace included; '' when none, so older fingerprints hold. */
 const aroundPrint = (fingerprints: Fingerprints, spec: EvalSpec, test: TestSpec): string => {
   const steps = [...(spec.workspace ? [spec.workspace] : []), ...(test.before ?? []), ...(test.after ?? [])];
@@ -37,9 +43,10 @@ const aroundPrint = (fingerprints: Fingerprints, spec: EvalSpec, test: TestSpec)
 };
 
 /**
- * Expands evals × tests × prompts × targets × samples. The prompt is rendered once per test and prompt, and
- * each fingerprint joins a per-(test, prompt) hash with a per-target one, so a 10,000-case matrix costs
- * a few hashes per case; `fingerprints` reads each referenced file once for the whole command.
+ * Expands evals × tests × prompts × targets × samples. The prompt is rendered once per test and prompt for the
+ * fingerprint, then dropped: a case's request renders it again, so a 100,000-case plan holds no rendered prompt.
+ * Each fingerprint joins a per-(test, prompt) hash with a per-target one, so a 10,000-case matrix costs a few
+ * hashes per case; `fingerprints` reads each referenced file once for the whole command.
  */
 export const expandMatrix = (
   evals: readonly EvalSpec[],
@@ -60,11 +67,7 @@ export const expandMatrix = (
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       const around = aroundPrint(fingerprints, spec, test);
       for (const promptSpec of spec.prompts) {
-        const prompt = renderTemplate(promptSpec.text, test.vars);
-        const messages = promptSpec.messages?.map((m) => ({
-          role: m.role,
-          content: renderTemplate(m.content, test.vars),
-        }));
+        const { prompt, messages } = renderPrompt(promptSpec, test.vars);
         const promptPrint = fingerprintOf([
           messages ?? prompt,
           test.vars,
@@ -81,8 +84,7 @@ export const expandMatrix = (
               identity,
               key: caseKey(identity),
               fingerprint,
-              prompt,
-              ...(messages ? { messages } : {}),
+              promptSpec,
               vars: test.vars,
               target,
               test,

@@ -91,7 +91,7 @@ export class LocalRunner implements Runner {
         target: r.target,
         caseKey: r.case?.key,
         // The run executes with the real values it was given; the store keeps them redacted.
-        ...storedRequest(this.services.env, r),
+        ...storedRequest(r, this.services.secrets(r)),
         startStep: r.startStep,
         owner: this.owner,
       })),

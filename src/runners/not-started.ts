@@ -1,5 +1,5 @@
 import { recordCase } from '../engine/record-case.js';
-import { storedRequest } from '../engine/redact.js';
+import { runSecrets, storedRequest } from '../engine/redact.js';
 import type { CaseSpec } from '../engine/task.js';
 import type { ErrorRecord } from '../errors.js';
 import { instanceIdFor } from '../ids.js';
@@ -37,7 +37,7 @@ export const recordNotStarted = async (
       target: r.target,
       caseKey: r.case.key,
       // Stored as every runner stores a request: its secrets redacted.
-      ...storedRequest(env, r),
+      ...storedRequest(r, runSecrets(env, r)),
       startStep: r.startStep,
       owner,
     })),

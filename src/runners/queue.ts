@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { storedRequest } from '../engine/redact.js';
+import { runSecrets, storedRequest } from '../engine/redact.js';
 import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
 import type { JsonObject } from '../records.js';
@@ -92,7 +92,7 @@ export class QueueRunner implements Runner {
         instanceId,
         target: r.target,
         caseKey: r.case?.key,
-        ...storedRequest(process.env, r),
+        ...storedRequest(r, runSecrets(process.env, r)),
         startStep: r.startStep,
         queue: { pool: this.config.pool, limits: r.limits ?? [], work: work as unknown as JsonObject },
       };

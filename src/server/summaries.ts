@@ -1,3 +1,4 @@
+import { remember } from '../bounded-map.js';
 import type { CaseFacets, CasePage, CaseQuery, GroupSummary, MatrixCell } from '../store/explorer-reads.js';
 import type { ProgressRow, Store } from '../store/store.js';
 
@@ -10,13 +11,6 @@ export interface GroupDetail {
 const listTtlMs = 1000;
 // Entries kept per cache: memory is bounded by these, never by how big a run is.
 const kept = 500;
-
-/** Sets `key` as the newest entry, dropping the oldest past the bound. */
-const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > kept) map.delete(map.keys().next().value as string);
-};
 
 /**
  * Answers the explorer's aggregate reads (counts over a whole run, up to 100k rows each) from memory when the
@@ -52,7 +46,7 @@ export class Summaries {
     const [progress, facets] = await Promise.all([this.store.groupProgress(groupId), this.store.caseFacets(groupId)]);
     const detail = { summary, progress, facets };
     // Checked before reading: a group that was finished then is finished in what was read.
-    if (!live) remember(this.finished, groupId, detail);
+    if (!live) remember(this.finished, groupId, detail, kept);
     return detail;
   }
 
@@ -62,7 +56,7 @@ export class Summaries {
     if (known) return known;
     const live = await this.isLive(groupId);
     const cells = await this.store.caseMatrix(groupId, limit);
-    if (!live) remember(this.matrices, groupId, cells);
+    if (!live) remember(this.matrices, groupId, cells, kept);
     return cells;
   }
 
@@ -91,7 +85,7 @@ export class Summaries {
       return { total, rows: page.rows };
     }
     const page = await this.store.queryCases(groupId, query);
-    remember(this.counts, key, { lastSeq, total: page.total });
+    remember(this.counts, key, { lastSeq, total: page.total }, kept);
     return page;
   }
 }

@@ -404,13 +404,21 @@ export class KyselyStore implements Store {
     }));
   }
 
-  async countFinished(groupId: string): Promise<number> {
+  countFinished(groupId: string): Promise<number> {
+    return this.countRuns(groupId, ['COMPLETED', 'FAILED', 'CANCELED']);
+  }
+
+  countActive(groupId: string): Promise<number> {
+    return this.countRuns(groupId, active);
+  }
+
+  private async countRuns(groupId: string, statuses: readonly string[]): Promise<number> {
     const row = await this.reconnect.run(() =>
       this.db
         .selectFrom('runs')
         .select((eb) => eb.fn.countAll<number | string>().as('count'))
         .where('groupId', '=', groupId)
-        .where('status', 'in', ['COMPLETED', 'FAILED', 'CANCELED'])
+        .where('status', 'in', [...statuses])
         .executeTakeFirstOrThrow(),
     );
     return Number(row.count);

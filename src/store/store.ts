@@ -192,6 +192,8 @@ export interface Store {
   groupProgress(groupId: string): Promise<ProgressRow[]>;
   /** How many runs of a group are terminal: a cheap test for "done" between full progress readings. */
   countFinished(groupId: string): Promise<number>;
+  /** How many runs of a group are QUEUED or RUNNING: read from an index range only as long as that count. */
+  countActive(groupId: string): Promise<number>;
   getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
   /** Appends unless `seq` is already taken; false when refused. */
   appendJournal(entry: JournalEntry): Promise<boolean>;

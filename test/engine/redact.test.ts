@@ -65,7 +65,7 @@ describe('storedRequest', () => {
       metadata: { user_overrides: { token: 'sk-env-key' } },
       context: { outputs: { s: { text: 'sk-env-key' } } },
     };
-    const stored = storedRequest({ OPENAI_API_KEY: 'sk-env-key' }, req);
+    const stored = storedRequest(req, runSecrets({ OPENAI_API_KEY: 'sk-env-key' }, req));
     expect(JSON.stringify(stored)).not.toContain('sk-env-key');
     expect(stored.metadata).toEqual({ user_overrides: { token: '[redacted]' } });
     expect(req.task.steps[0]?.config.command).toBe('echo sk-env-key');

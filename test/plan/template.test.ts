@@ -1,3 +1,4 @@
+import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import {
   compileTemplate,
@@ -16,6 +17,23 @@ describe('renderTemplate', () => {
 
   it('renders a missing var as empty and objects as JSON', () => {
     expect(renderTemplate('[{{ nope }}] {{ o }} {{ xs }}', { o: { k: 1 }, xs: [1, 'a'] })).toBe('[] {"k":1} [1,"a"]');
+  });
+
+  it('renders text whose outputs are bare variables exactly as Liquid does', () => {
+    const liquid = new Liquid({
+      strictVariables: false,
+      outputEscape: (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v ?? '')),
+    });
+    const vars = { s: 'a {{ b }} "q"', n: 4.5, t: true, z: null, o: { k: [1] }, xs: ['x', 2], true: 'shadow' };
+    for (const src of [
+      'Ticket {{ s }} from {{n}} about {{  t  }}: {{ z }}|{{ missing }}|{{ o }}|{{ xs }}',
+      '{{ constructor }}{{ toString }}{{ __proto__ }}',
+      '{{ true }} {{ nil }} {{ empty }} }} alone',
+      '{{ s }} and {{ s | upcase }}',
+      '{{- s }} {{ n -}} !',
+    ]) {
+      expect(renderTemplate(src, vars), src).toBe(liquid.parseAndRenderSync(src, vars));
+    }
   });
 
   it('supports tags', () => {

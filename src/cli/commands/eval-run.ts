@@ -65,10 +65,10 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
         reportSelection(p);
         for (const warning of p.warnings) say(warning);
         if (opts.dryRun) return;
-        if (p.requests.length === 0) say(`nothing to run: ${p.bundleDir} gets no new rows`);
+        if (p.requests.size === 0) say(`nothing to run: ${p.bundleDir} gets no new rows`);
       },
       onStart: (p) => {
-        if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.length} cases, max concurrency ${p.maxConcurrency}`);
+        if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
       wantsProgress: () => display.wantsUpdate(),
@@ -79,7 +79,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       return exitCodes.ok;
     }
     if (!summary) {
-      process.stdout.write(`${plan.requests.length} of ${plan.cases.length} case(s) would run\n`);
+      process.stdout.write(`${plan.requests.size} of ${plan.cases.length} case(s) would run\n`);
       return exitCodes.ok;
     }
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
