@@ -6,7 +6,8 @@
 // which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
 // For each N × J it runs `proctor eval run -j J` in a fresh project and prints one row: wall time against the
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
-// the size of the results bundle and of the store. --cpu-prof profiles the first cell and prints the top 15
+// the size of the results bundle and of the store, and the tail: from the last case finishing (the latest
+// `finished_at` in index.jsonl) to the process's exit, what the end of a run (summary, report) costs. --cpu-prof profiles the first cell and prints the top 15
 // functions by self time; its .cpuprofile files are kept. --gc then runs `proctor runs gc --older-than 0s` and
 // adds the store's size per case after pruning the finished runs' step state. --keep leaves each project (its
 // store and bundle) in place and prints where.
@@ -117,7 +118,16 @@ const topSelfTime = (profDir: string, count: number): string[] => {
     );
 };
 
-const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'rss MB'];
+/** When the last case of a bundle finished, in ms since the epoch: its index's latest `finished_at`. */
+const lastFinished = (bundle: string): number => {
+  let last = 0;
+  for (const line of readFileSync(join(bundle, 'index.jsonl'), 'utf8').split('\n')) {
+    if (line) last = Math.max(last, Date.parse((JSON.parse(line) as { finished_at: string }).finished_at));
+  }
+  return last;
+};
+
+const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'rss MB', 'tail ms'];
 columns.push('bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
@@ -138,6 +148,7 @@ try {
           nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
         }
         const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs);
+        const exitedAt = Date.now();
         const ideal = (n * latencyMs) / j / 1000;
         const results = join(dir, '.proctor', 'results');
         const bundle = bytes(results);
@@ -151,7 +162,8 @@ try {
         const mb = (b: number): string => (b / 2 ** 20).toFixed(1);
         const kbPerCase = (b: number): string => (b / 1024 / n).toFixed(2);
         const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
-        cells.push(((run.cpuS * 1000) / n).toFixed(3), run.peakRssMb, mb(bundle), kbPerCase(bundle));
+        const tailMs = exitedAt - lastFinished(join(results, runId ?? ''));
+        cells.push(((run.cpuS * 1000) / n).toFixed(3), run.peakRssMb, tailMs, mb(bundle), kbPerCase(bundle));
         cells.push(mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
         if (values.gc) {
           await timeProctor(dir, ['runs', 'gc', '--older-than', '0s']);

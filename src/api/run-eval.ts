@@ -1,5 +1,6 @@
 import { bundleGroups, recordGroup } from '../bundle/groups.js';
 import { type BundleLock, lockBundle } from '../bundle/lock.js';
+import type { RowVisitor } from '../bundle/row-visitor.js';
 import { type Summary, writeSummary } from '../bundle/summary.js';
 import { BundleWriter } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
@@ -39,6 +40,8 @@ export interface RunEvalOptions {
   onProgress?: (progress: Progress) => void;
   /** Whether onProgress wants a full reading now; between them the follower only counts. */
   wantsProgress?: () => boolean;
+  /** Given the bundle's latest rows by the pass that writes its summary: a report needs no pass of its own. */
+  visitors?: readonly RowVisitor[];
 }
 
 export interface RunEvalResult {
@@ -107,7 +110,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     if (submitFailure) throw submitFailure;
     await runner.stop();
     await materialiser.complete();
-    return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report());
+    return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report(), o.visitors);
   } catch (error) {
     // A run that fails midway (its store lost) still leaves the rows it could read and their summary.
     await runner.stop();
@@ -148,11 +151,11 @@ const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
  * Nothing selected: no run is recorded. The bundle stays as it is (a torn tail cut off, the summary rebuilt),
  * and a new `--output` folder becomes a valid empty bundle.
  */
-const runNothing = (plan: EvalRunPlan): Summary => {
+const runNothing = (plan: EvalRunPlan, visitors?: readonly RowVisitor[]): Summary => {
   const writer = new BundleWriter(plan.bundleDir);
   writer.open();
   writer.close();
-  return writeSummary(plan.bundleDir, plan.bundleRunId);
+  return writeSummary(plan.bundleDir, plan.bundleRunId, undefined, visitors);
 };
 
 /**
@@ -183,7 +186,7 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     o.onPlan?.(plan);
     if (o.dryRun) return { plan, ran: 0 };
     held ??= lock(plan.bundleDir);
-    if (plan.requests.size === 0) return { plan, summary: runNothing(plan), ran: 0 };
+    if (plan.requests.size === 0) return { plan, summary: runNothing(plan, o.visitors), ran: 0 };
     store ??= await openStore(plan.config.store);
     const ran = plan.requests.size;
     if (o.detach) {

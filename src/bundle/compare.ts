@@ -1,5 +1,6 @@
 import type { CaseIdentity, Outcome } from '../records.js';
 import type { IndexRow } from './row.js';
+import type { RowVisitor } from './row-visitor.js';
 
 /** A case's latest result on one side. */
 export interface CaseSide {
@@ -132,72 +133,90 @@ const verdictOf = (c: Omit<Comparison, 'gate' | 'verdict'>): string => {
 
 /**
  * Compares the latest rows of two bundles, matched by case key. `base` is held in memory (one small entry per
- * case); `head` is consumed as it streams, so a caller can feed it straight from the bundle reader.
+ * case); head rows are given one at a time, so a caller can feed them straight from the bundle reader, or from the
+ * pass that summarises the head.
  */
-export const compareRows = (
-  names: { base: string; head: string },
-  base: Iterable<IndexRow>,
-  head: Iterable<IndexRow>,
-  tolerance = 0,
-): Comparison => {
-  const baseCases = new Map<string, { identity: CaseIdentity; side: CaseSide }>();
-  const baseRates = new Rates();
-  const headRates = new Rates();
-  for (const row of base) {
-    baseCases.set(row.key, { identity: row.identity, side: { outcome: row.outcome, score: row.score } });
-    baseRates.add(row.identity.target, row.outcome);
-  }
-  const lists = {
+export class HeadComparison implements RowVisitor {
+  private readonly baseCases = new Map<string, { identity: CaseIdentity; side: CaseSide }>();
+  private readonly baseRates = new Rates();
+  private readonly headRates = new Rates();
+  private readonly lists = {
     regressed: [] as CaseChange[],
     fixed: [] as CaseChange[],
     score_changed: [] as CaseChange[],
     outcome_changed: [] as CaseChange[],
     only_in_head: [] as CaseChange[],
   };
-  let common = 0;
-  let unchanged = 0;
-  for (const row of head) {
-    headRates.add(row.identity.target, row.outcome);
+  private common = 0;
+  private unchanged = 0;
+
+  constructor(base: Iterable<IndexRow>) {
+    for (const row of base) {
+      this.baseCases.set(row.key, { identity: row.identity, side: { outcome: row.outcome, score: row.score } });
+      this.baseRates.add(row.identity.target, row.outcome);
+    }
+  }
+
+  visit(row: IndexRow): void {
+    const { lists } = this;
+    this.headRates.add(row.identity.target, row.outcome);
     const now: CaseSide = { outcome: row.outcome, score: row.score };
-    const before = baseCases.get(row.key);
+    const before = this.baseCases.get(row.key);
     const change: CaseChange = { key: row.key, identity: row.identity, base: before?.side ?? null, head: now };
     if (!before) {
       lists.only_in_head.push(change);
-      continue;
+      return;
     }
-    baseCases.delete(row.key);
-    common++;
+    this.baseCases.delete(row.key);
+    this.common++;
     const was = before.side.outcome;
     if (was === 'passed' && isBad(now.outcome)) lists.regressed.push(change);
     else if (isBad(was) && now.outcome === 'passed') lists.fixed.push(change);
     else if (was !== now.outcome) lists.outcome_changed.push(change);
     else if (scoreChanged(before.side.score, now.score)) lists.score_changed.push(change);
-    else unchanged++;
+    else this.unchanged++;
   }
-  // What is left of base is exactly the cases head does not have.
-  const only_in_base = [...baseCases].map(
-    ([key, c]): CaseChange => ({ key, identity: c.identity, base: c.side, head: null }),
-  );
-  const targetNames = [...new Set([...baseRates.byTarget.keys(), ...headRates.byTarget.keys()])].sort();
-  const compared: Omit<Comparison, 'gate' | 'verdict'> = {
-    schema: 'proctor.compare/1',
-    base: names.base,
-    head: names.head,
-    targets: targetNames.map((t) => delta(t, baseRates.byTarget.get(t), headRates.byTarget.get(t))),
-    overall: delta('all', baseRates.all, headRates.all),
-    counts: {
-      common,
-      unchanged,
-      regressed: lists.regressed.length,
-      fixed: lists.fixed.length,
-      score_changed: lists.score_changed.length,
-      outcome_changed: lists.outcome_changed.length,
-      only_in_base: only_in_base.length,
-      only_in_head: lists.only_in_head.length,
-    },
-    ...lists,
-    only_in_base,
-  };
-  const result = { ...compared, gate: gateOf(compared, tolerance) };
-  return { ...result, verdict: verdictOf(result) };
+
+  /** The comparison once every head row was given; call it once. */
+  result(names: { base: string; head: string }, tolerance = 0): Comparison {
+    const { lists, baseRates, headRates } = this;
+    // What is left of base is exactly the cases head does not have.
+    const only_in_base = [...this.baseCases].map(
+      ([key, c]): CaseChange => ({ key, identity: c.identity, base: c.side, head: null }),
+    );
+    const targetNames = [...new Set([...baseRates.byTarget.keys(), ...headRates.byTarget.keys()])].sort();
+    const compared: Omit<Comparison, 'gate' | 'verdict'> = {
+      schema: 'proctor.compare/1',
+      base: names.base,
+      head: names.head,
+      targets: targetNames.map((t) => delta(t, baseRates.byTarget.get(t), headRates.byTarget.get(t))),
+      overall: delta('all', baseRates.all, headRates.all),
+      counts: {
+        common: this.common,
+        unchanged: this.unchanged,
+        regressed: lists.regressed.length,
+        fixed: lists.fixed.length,
+        score_changed: lists.score_changed.length,
+        outcome_changed: lists.outcome_changed.length,
+        only_in_base: only_in_base.length,
+        only_in_head: lists.only_in_head.length,
+      },
+      ...lists,
+      only_in_base,
+    };
+    const result = { ...compared, gate: gateOf(compared, tolerance) };
+    return { ...result, verdict: verdictOf(result) };
+  }
+}
+
+/** Compares two bundles' latest rows, the head's consumed as they stream. */
+export const compareRows = (
+  names: { base: string; head: string },
+  base: Iterable<IndexRow>,
+  head: Iterable<IndexRow>,
+  tolerance = 0,
+): Comparison => {
+  const comparison = new HeadComparison(base);
+  for (const row of head) comparison.visit(row);
+  return comparison.result(names, tolerance);
 };

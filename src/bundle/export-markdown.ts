@@ -1,14 +1,14 @@
 import { caseName } from './case-name.js';
 import type { CaseChange, Comparison } from './compare.js';
 import type { Exporter, ExportSource } from './exporters.js';
-import { failures } from './failures.js';
-import { latestRows } from './latest-rows.js';
+import { FailureList } from './failures.js';
 import { skippedLinesWarning } from './reader.js';
-import { repeatedCases } from './repeats.js';
-import { buildSummary, digestIndex, formatUsd, type OutcomeCounts, type Summary } from './summary.js';
+import { RepeatTally } from './repeats.js';
+import { visitLatest } from './row-visitor.js';
+import { formatUsd, type OutcomeCounts, type Summary, SummaryTally } from './summary.js';
 
 // A CI summary is read, not searched: past this many failures a link to the bundle says the rest.
-const maxListed = 50;
+export const markdownListed = 50;
 
 const entities: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
 
@@ -56,26 +56,26 @@ const targetTable = (s: Summary): string[] => [
   ),
 ];
 
-function* failureSection(dir: string, total: number): Generator<string> {
+function* failureSection(dir: string, total: number, list: FailureList): Generator<string> {
   if (total === 0) return;
   yield `\n### Failures (${total})\n\n`;
   yield `${row(['case', 'target', 'outcome', 'why'])}\n${row(['---', '---', '---', '---'])}\n`;
-  let listed = 0;
-  for (const f of failures(dir)) {
-    if (listed === maxListed) break;
-    listed++;
+  const listed = list.failures(dir, markdownListed);
+  for (const f of listed) {
     const id = f.row.identity;
     yield `${row([cell(caseName(id)), cell(id.target), f.row.outcome, cell(f.reason)])}\n`;
   }
-  if (total > listed) yield `\n…and ${total - listed} more: \`proctor results show ${dir} --failures\`\n`;
+  if (total > listed.length) {
+    yield `\n…and ${total - listed.length} more: \`proctor results show ${dir} --failures\`\n`;
+  }
 }
 
 /** Cases whose repeated samples (`--repeat`) disagree, with their pass fraction. */
-const flakySection = (dir: string): string[] => {
-  const flaky = repeatedCases(latestRows(dir).rows, { kind: 'all' }).filter((c) => c.flaky);
+const flakySection = (repeats: RepeatTally): string[] => {
+  const flaky = repeats.judged({ kind: 'all' }).filter((c) => c.flaky);
   if (flaky.length === 0) return [];
   const shown = flaky
-    .slice(0, maxListed)
+    .slice(0, markdownListed)
     .map(
       (c) => `- ${cell(caseName(c.identity))} · ${cell(c.identity.target)}: ${c.passed}/${c.samples} samples passed`,
     );
@@ -85,7 +85,7 @@ const flakySection = (dir: string): string[] => {
 
 const changeList = (title: string, changes: readonly CaseChange[]): string[] => {
   if (changes.length === 0) return [];
-  const shown = changes.slice(0, maxListed).map((c) => {
+  const shown = changes.slice(0, markdownListed).map((c) => {
     const from = c.base?.outcome ?? 'absent';
     const to = c.head?.outcome ?? 'absent';
     return `- ${cell(caseName(c.identity))} · ${cell(c.identity.target)}: ${from} → ${to}`;
@@ -103,10 +103,22 @@ const compareSection = (c: Comparison): string[] => [
   ...changeList('Only in the base (missing here)', c.only_in_base),
 ];
 
+/** What the Markdown shows of a bundle, gathered in a pass over its latest rows (a run's own, or an export's). */
+export interface MarkdownFacts {
+  summary: Summary;
+  /** Holding at least the first `markdownListed` failures. */
+  failures: FailureList;
+  repeats: RepeatTally;
+}
+
 /** The run as Markdown for a CI job summary (GitHub's `$GITHUB_STEP_SUMMARY`): headline, targets, failures. */
-export function* renderMarkdown(source: ExportSource, comparison?: Comparison): Generator<string> {
+export function* renderMarkdown(
+  source: ExportSource,
+  facts: MarkdownFacts,
+  comparison?: Comparison,
+): Generator<string> {
   const { dir, runId } = source;
-  const summary = buildSummary(runId, digestIndex(dir));
+  const { summary } = facts;
   if (summary.skipped_lines) source.warn(skippedLinesWarning(summary.skipped_lines));
   const c = summary.counts;
   const mark = c.total > 0 && c.passed === c.total ? '✅' : '❌';
@@ -115,11 +127,17 @@ export function* renderMarkdown(source: ExportSource, comparison?: Comparison): 
   yield `${targetTable(summary).join('\n')}\n`;
   if (summary.budget?.exhausted)
     yield `\n**Budget ran out:** ${summary.budget.not_started} case(s) not started (\`budget_exceeded\`); \`--resume\` with a larger \`--budget-usd\` runs them.\n`;
-  yield* failureSection(dir, c.failed + c.error);
-  const flaky = flakySection(dir);
+  yield* failureSection(dir, c.failed + c.error, facts.failures);
+  const flaky = flakySection(facts.repeats);
   if (flaky.length) yield `${flaky.join('\n')}\n`;
   if (comparison) yield `${compareSection(comparison).join('\n')}\n`;
 }
 
 /** `results export --format markdown`: the same Markdown a CI summary gets, without a comparison. */
-export const exportMarkdown: Exporter = (source) => renderMarkdown(source);
+export const exportMarkdown: Exporter = (source) => {
+  const tally = new SummaryTally();
+  const failures = new FailureList(markdownListed);
+  const repeats = new RepeatTally();
+  const index = visitLatest(source.dir, [tally, failures, repeats]);
+  return renderMarkdown(source, { summary: tally.summary(source.runId, index), failures, repeats });
+};

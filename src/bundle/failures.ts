@@ -1,6 +1,6 @@
 import { readCaseDetail } from './case-detail.js';
-import { latestRows } from './latest-rows.js';
 import type { IndexRow } from './row.js';
+import type { RowVisitor } from './row-visitor.js';
 
 /** A failing or erroring case and, in one line, why: the failed grader's reason or the error. */
 export interface Failure {
@@ -20,9 +20,18 @@ export const failureReason = (dir: string, row: IndexRow): string => {
   return failed ? firstLine(`${failed.id ? `${failed.id}: ` : ''}${failed.reason}`) : 'graded below its threshold';
 };
 
-/** The bundle's failed and errored cases (latest row per case), in the order they were written. */
-export function* failures(dir: string): Generator<Failure> {
-  for (const row of latestRows(dir).rows) {
-    if (row.outcome === 'failed' || row.outcome === 'error') yield { row, reason: failureReason(dir, row) };
+/** The first `cap` failed and errored cases (latest row per case), in the order they were written. */
+export class FailureList implements RowVisitor {
+  readonly rows: IndexRow[] = [];
+
+  constructor(private readonly cap: number) {}
+
+  visit(row: IndexRow): void {
+    if (this.rows.length < this.cap && (row.outcome === 'failed' || row.outcome === 'error')) this.rows.push(row);
+  }
+
+  /** The first `count` of them with why each did not pass, read from its artifacts only now. */
+  failures(dir: string, count = this.cap): Failure[] {
+    return this.rows.slice(0, count).map((row) => ({ row, reason: failureReason(dir, row) }));
   }
 }

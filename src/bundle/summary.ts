@@ -4,6 +4,7 @@ import type { Outcome } from '../records.js';
 import { writeFileAtomic } from './atomic.js';
 import { readLatest, rowsOf } from './latest-rows.js';
 import type { IndexRow, UsageRow } from './row.js';
+import { type IndexFacts, type RowVisitor, visitLatest } from './row-visitor.js';
 import { summaryFile } from './writer.js';
 
 export interface OutcomeCounts {
@@ -158,72 +159,75 @@ export const digestIndex = (dir: string): IndexDigest => {
 };
 
 /**
- * The summary of the latest rows, taken one at a time in the order they were written: what it keeps per row is a
+ * The summary of the latest rows, given one at a time in the order they were written: what it keeps per row is a
  * duration, so a 100,000-case bundle is summarised without holding its rows.
  */
-const summarise = (
-  runId: string,
-  rows: Iterable<IndexRow>,
-  index: { drifted: boolean; skippedLines: number },
-  spend?: BudgetSpend,
-): Summary => {
-  const all = emptyTally();
-  const byTarget = new Map<string, Tally>();
-  const groups = new Set<string>();
-  for (const row of rows) {
-    tallyRow(all, row);
-    let target = byTarget.get(row.identity.target);
+export class SummaryTally implements RowVisitor {
+  private readonly all = emptyTally();
+  private readonly byTarget = new Map<string, Tally>();
+  private readonly groups = new Set<string>();
+
+  visit(row: IndexRow): void {
+    tallyRow(this.all, row);
+    let target = this.byTarget.get(row.identity.target);
     if (!target) {
       target = emptyTally();
-      byTarget.set(row.identity.target, target);
+      this.byTarget.set(row.identity.target, target);
     }
     tallyRow(target, row);
-    groups.add(row.group_id);
+    this.groups.add(row.group_id);
   }
-  finishRate(all.counts);
-  const budget = budgetOf(all.notStarted, spend);
-  const targets = [...byTarget.entries()].map(([target, t]): TargetSummary => {
-    finishRate(t.counts);
+
+  summary(runId: string, index: IndexFacts, spend?: BudgetSpend): Summary {
+    const { all, groups } = this;
+    finishRate(all.counts);
+    const budget = budgetOf(all.notStarted, spend);
+    const targets = [...this.byTarget.entries()].map(([target, t]): TargetSummary => {
+      finishRate(t.counts);
+      return {
+        target,
+        ...t.counts,
+        mean_score: t.scored ? t.scoreSum / t.scored : null,
+        duration_ms: durations(t.durations),
+        usage: t.usage,
+        judge_usage: t.judgeUsage,
+      };
+    });
     return {
-      target,
-      ...t.counts,
-      mean_score: t.scored ? t.scoreSum / t.scored : null,
-      duration_ms: durations(t.durations),
-      usage: t.usage,
-      judge_usage: t.judgeUsage,
+      schema: 'proctor.summary/1',
+      run_id: runId,
+      updated_at: new Date().toISOString(),
+      counts: all.counts,
+      targets,
+      usage: all.usage,
+      judge_usage: all.judgeUsage,
+      duration_ms: durations(all.durations),
+      groups: [...groups],
+      mixed: groups.size > 1 || index.drifted,
+      skipped_lines: index.skippedLines,
+      ...(budget ? { budget } : {}),
     };
-  });
-  return {
-    schema: 'proctor.summary/1',
-    run_id: runId,
-    updated_at: new Date().toISOString(),
-    counts: all.counts,
-    targets,
-    usage: all.usage,
-    judge_usage: all.judgeUsage,
-    duration_ms: durations(all.durations),
-    groups: [...groups],
-    mixed: groups.size > 1 || index.drifted,
-    skipped_lines: index.skippedLines,
-    ...(budget ? { budget } : {}),
-  };
+  }
+}
+
+export const buildSummary = (runId: string, digest: IndexDigest, spend?: BudgetSpend): Summary => {
+  const tally = new SummaryTally();
+  for (const row of digest.latest.values()) tally.visit(row);
+  return tally.summary(runId, digest, spend);
 };
 
-export const buildSummary = (runId: string, digest: IndexDigest, spend?: BudgetSpend): Summary =>
-  summarise(runId, digest.latest.values(), digest, spend);
-
-/** Rebuilds summary.json from the bundle's index (with the spend of a budget it ran under) and writes it atomically. */
-export const writeSummary = (dir: string, runId: string, spend?: BudgetSpend): Summary => {
-  const index = readLatest(dir);
-  const summary = summarise(
-    runId,
-    rowsOf(dir, index.latest.values()),
-    {
-      drifted: index.drifted,
-      skippedLines: index.skipped.length,
-    },
-    spend,
-  );
+/**
+ * Rebuilds summary.json from the bundle's index (with the spend of a budget it ran under) and writes it atomically.
+ * `visitors` are given the same rows in the same pass: the end of a run reads its index once.
+ */
+export const writeSummary = (
+  dir: string,
+  runId: string,
+  spend?: BudgetSpend,
+  visitors: readonly RowVisitor[] = [],
+): Summary => {
+  const tally = new SummaryTally();
+  const summary = tally.summary(runId, visitLatest(dir, [tally, ...visitors]), spend);
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
   return summary;

@@ -1,5 +1,4 @@
-import { latestRows } from '../bundle/latest-rows.js';
-import { describePassRule, type PassRule, type RepeatedCase, repeatedCases } from '../bundle/repeats.js';
+import { describePassRule, type PassRule, type RepeatedCase, type RepeatTally } from '../bundle/repeats.js';
 import { InputError } from '../errors.js';
 import { exitCodes } from './exit-codes.js';
 
@@ -45,9 +44,12 @@ const rates = (cases: readonly RepeatedCase[]) => {
   return { byTarget, passed: cases.filter((c) => c.pass).length, total: cases.length };
 };
 
-/** The exit code of a finished run and what decided it: flaky cases, the pass rule's count, the rate floor. */
-export const judgeRun = (dir: string, gate: Gate): { code: number; lines: string[] } => {
-  const cases = repeatedCases(latestRows(dir).rows, gate.rule);
+/**
+ * The exit code of a finished run and what decided it: flaky cases, the pass rule's count, the rate floor.
+ * `repeats`: the bundle's latest rows grouped by case.
+ */
+export const judgeRun = (repeats: RepeatTally, gate: Gate): { code: number; lines: string[] } => {
+  const cases = repeats.judged(gate.rule);
   const repeated = cases.some((c) => c.samples > 1);
   const lines: string[] = [];
   const flaky = cases.filter((c) => c.flaky);

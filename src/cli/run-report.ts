@@ -2,10 +2,12 @@ import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { caseName } from '../bundle/case-name.js';
 import type { Comparison } from '../bundle/compare.js';
-import { compareBundles } from '../bundle/compare-bundles.js';
-import { renderMarkdown } from '../bundle/export-markdown.js';
+import { BundleComparison } from '../bundle/compare-bundles.js';
+import { markdownListed, renderMarkdown } from '../bundle/export-markdown.js';
 import type { ExportFormat } from '../bundle/exporters.js';
-import { failures } from '../bundle/failures.js';
+import { FailureList } from '../bundle/failures.js';
+import { RepeatTally } from '../bundle/repeats.js';
+import type { RowVisitor } from '../bundle/row-visitor.js';
 import type { Summary } from '../bundle/summary.js';
 import { selectBundle } from '../plan/select-bundle.js';
 import type { ProjectConfig } from '../plan/spec.js';
@@ -41,12 +43,31 @@ const warn = (message: string): void => {
   process.stderr.write(`warning: ${message}\n`);
 };
 
-const failureLines = (dir: string, summary: Summary): string[] => {
+/**
+ * What the report needs of the bundle's latest rows, gathered by the pass that writes the run's summary (give
+ * `visitors` to runEval): the end of a run reads its index once, and keeps counts and capped lists, not rows.
+ */
+export interface ReportRows {
+  failures: FailureList;
+  /** Cases grouped over their samples, for the gate and the flaky list. */
+  repeats: RepeatTally;
+  comparison: BundleComparison | undefined;
+  visitors: RowVisitor[];
+}
+
+export const reportRows = (plan: ReportPlan): ReportRows => {
+  // Enough for the terminal and for a job summary.
+  const failures = new FailureList(Math.max(maxListed, markdownListed));
+  const repeats = new RepeatTally();
+  const comparison = plan.compareDir === undefined ? undefined : new BundleComparison(plan.compareDir, warn);
+  return { failures, repeats, comparison, visitors: [failures, repeats, ...(comparison ? [comparison] : [])] };
+};
+
+const failureLines = (dir: string, summary: Summary, list: FailureList): string[] => {
   const total = summary.counts.failed + summary.counts.error;
   if (total === 0) return [];
   const lines = [`failures (${total}):`];
-  for (const f of failures(dir)) {
-    if (lines.length > maxListed) break;
+  for (const f of list.failures(dir, maxListed)) {
     const id = f.row.identity;
     lines.push(`  ${f.row.outcome.padEnd(6)}  ${caseName(id)} · ${id.target}  ${f.reason}`);
   }
@@ -59,10 +80,10 @@ const failureLines = (dir: string, summary: Summary): string[] => {
  * `--export` files, and under GitHub Actions (`GITHUB_STEP_SUMMARY`) a Markdown job summary. Returns the exit
  * code the gate gives: every case passes its rule, or the pass rate is at or above `--fail-under`.
  */
-export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan): Promise<number> => {
-  const comparison: Comparison | undefined = plan.compareDir ? compareBundles(plan.compareDir, dir, warn) : undefined;
-  const verdict = judgeRun(dir, plan.gate);
-  const lines = [summaryTable(summary), '', ...failureLines(dir, summary)];
+export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan, rows: ReportRows): Promise<number> => {
+  const comparison: Comparison | undefined = rows.comparison?.result(dir, summary.skipped_lines);
+  const verdict = judgeRun(rows.repeats, plan.gate);
+  const lines = [summaryTable(summary), '', ...failureLines(dir, summary, rows.failures)];
   if (lines.at(-1) !== '') lines.push('');
   if (verdict.lines.length) lines.push(...verdict.lines, '');
   if (comparison) lines.push(`compared with ${comparison.base}: ${comparison.verdict}`, '');
@@ -74,7 +95,8 @@ export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan)
   }
   const stepSummary = process.env.GITHUB_STEP_SUMMARY;
   if (stepSummary) {
-    appendFileSync(stepSummary, [...renderMarkdown({ dir, runId: summary.run_id, warn }, comparison)].join(''));
+    const facts = { summary, failures: rows.failures, repeats: rows.repeats };
+    appendFileSync(stepSummary, [...renderMarkdown({ dir, runId: summary.run_id, warn }, facts, comparison)].join(''));
   }
   return verdict.code;
 };
