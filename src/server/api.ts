@@ -4,6 +4,7 @@ import type { ProjectConfig } from '../plan/spec.js';
 import { cancelRun } from '../runners/cancel-run.js';
 import { openRunner } from '../runners/open.js';
 import { configuredLeaseMs } from '../runners/registry.js';
+import { isResultCursor } from '../store/result-cursor.js';
 import { isTerminal, type Store } from '../store/store.js';
 import { attemptView } from './case-view.js';
 import { compareGroups } from './compare-groups.js';
@@ -123,8 +124,8 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
   app.get('/events', async (c) => {
     const group = c.req.query('group');
     if (!group) return runsEvents(c, summaries, runsShown, events);
-    const after = intParam(c.req.header('last-event-id') ?? c.req.query('after'), 0, 0, Number.MAX_SAFE_INTEGER);
-    if (after === undefined) return c.json({ error: 'Last-Event-ID must be a result sequence number' }, 400);
+    const after = c.req.header('last-event-id') ?? c.req.query('after') ?? '0';
+    if (!isResultCursor(after)) return c.json({ error: 'Last-Event-ID must be an event id this server sent' }, 400);
     return groupEvents(c, store, summaries, group, after, events);
   });
 

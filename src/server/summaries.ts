@@ -5,6 +5,8 @@ export interface GroupDetail {
   summary: GroupSummary;
   progress: ProgressRow[];
   facets: CaseFacets;
+  /** Where the page's live stream starts: after the commits this detail counted. */
+  cursor: string;
 }
 
 const listTtlMs = 1000;
@@ -27,7 +29,7 @@ const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
 export class Summaries {
   private list: { at: number; groups: Promise<GroupSummary[]> } | undefined;
   private readonly finished = new Map<string, GroupDetail>();
-  private readonly counts = new Map<string, { lastSeq: number; total: number }>();
+  private readonly counts = new Map<string, { committed: number; total: number }>();
   private readonly matrices = new Map<string, MatrixCell[]>();
 
   constructor(private readonly store: Store) {}
@@ -49,8 +51,12 @@ export class Summaries {
     const live = await this.isLive(groupId);
     const [summary] = await this.store.listGroups({ limit: 1, groupId });
     if (!summary) return undefined;
-    const [progress, facets] = await Promise.all([this.store.groupProgress(groupId), this.store.caseFacets(groupId)]);
-    const detail = { summary, progress, facets };
+    const [progress, facets, cursor] = await Promise.all([
+      this.store.groupProgress(groupId),
+      this.store.caseFacets(groupId),
+      this.store.resultCursor(groupId),
+    ]);
+    const detail = { summary, progress, facets, cursor };
     // Checked before reading: a group that was finished then is finished in what was read.
     if (!live) remember(this.finished, groupId, detail);
     return detail;
@@ -66,13 +72,17 @@ export class Summaries {
     return cells;
   }
 
-  /** A page of cases; the count over all matching is reused while the group has no new commit. */
+  /**
+   * A page of cases; the count over all matching is reused while the group has no new commit. Results are only
+   * ever added, so their number changes with every commit (the highest `seq` does not on PostgreSQL, where a
+   * smaller one can commit later).
+   */
   async cases(groupId: string, query: CaseQuery): Promise<CasePage> {
     const { offset: _offset, limit: _limit, ...filters } = query;
     const key = JSON.stringify([groupId, filters]);
-    const lastSeq = await this.store.lastResultSeq(groupId);
+    const committed = await this.store.countResults(groupId);
     const known = this.counts.get(key);
-    if (known && known.lastSeq === lastSeq) {
+    if (known && known.committed === committed) {
       const { total } = known;
       // Past the middle, skipping from the end is shorter: the last page of 100k cases skips 0, not 99,800.
       if (query.offset > total / 2) {
@@ -91,7 +101,7 @@ export class Summaries {
       return { total, rows: page.rows };
     }
     const page = await this.store.queryCases(groupId, query);
-    remember(this.counts, key, { lastSeq, total: page.total });
+    remember(this.counts, key, { committed, total: page.total });
     return page;
   }
 }

@@ -266,41 +266,26 @@ export const caseMatrix = async (db: Db, groupId: string, limit: number): Promis
   }));
 };
 
-/** The distinct values a group's case filters can take, and its last commit (where a live follower starts). */
+/** The distinct values a group's case filters can take. */
 export interface CaseFacets {
   targets: string[];
   evals: string[];
   errorKinds: string[];
-  lastSeq: number;
 }
 
 export const caseFacets = async (db: Db, groupId: string): Promise<CaseFacets> => {
   // One pass over the covering filter index for all three lists: the combinations are few, the rows many.
-  const [combos, lastSeq] = await Promise.all([
-    db
-      .selectFrom('results')
-      .select(['target', 'evalPath', 'errorKind'])
-      .distinct()
-      .where('groupId', '=', groupId)
-      .execute(),
-    lastResultSeq(db, groupId),
-  ]);
+  const combos = await db
+    .selectFrom('results')
+    .select(['target', 'evalPath', 'errorKind'])
+    .distinct()
+    .where('groupId', '=', groupId)
+    .execute();
   const sorted = (values: (string | null)[]): string[] =>
     [...new Set(values.filter((v): v is string => v !== null))].sort();
   return {
     targets: sorted(combos.map((c) => c.target)),
     evals: sorted(combos.map((c) => c.evalPath)),
     errorKinds: sorted(combos.map((c) => c.errorKind)),
-    lastSeq,
   };
-};
-
-/** A group's last commit (0 before any): where a live follower starts, and what changes when anything does. */
-export const lastResultSeq = async (db: Db, groupId: string): Promise<number> => {
-  const last = await db
-    .selectFrom('results')
-    .select((eb) => eb.fn.max<number | string | null>('seq').as('seq'))
-    .where('groupId', '=', groupId)
-    .executeTakeFirst();
-  return Number(last?.seq ?? 0);
 };

@@ -5,6 +5,7 @@ import * as explorer from './explorer-reads.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
+import { type FollowedResult, followResults, resultCursorNow } from './result-cursor.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   CaseResultRecord,
@@ -602,7 +603,11 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.caseFacets(this.db, groupId));
   }
 
-  lastResultSeq(groupId: string): Promise<number> {
-    return this.reconnect.run(() => explorer.lastResultSeq(this.db, groupId));
+  resultCursor(groupId: string): Promise<string> {
+    return this.reconnect.run(() => resultCursorNow(this.db, groupId));
+  }
+
+  followResults(groupId: string, cursor: string, limit: number): Promise<FollowedResult[]> {
+    return this.reconnect.run(() => followResults(this.db, groupId, cursor, limit));
   }
 }

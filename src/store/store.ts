@@ -2,6 +2,7 @@ import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import type { CaseFacets, CasePage, CaseQuery, GroupFilter, GroupSummary, MatrixCell } from './explorer-reads.js';
 import type { QueueLedger } from './queue-ledger.js';
+import type { FollowedResult } from './result-cursor.js';
 
 export const runStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type RunStatus = (typeof runStatuses)[number];
@@ -232,5 +233,8 @@ export interface Store {
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;
-  lastResultSeq(groupId: string): Promise<number>;
+  /** Where a live follower starts to get only what commits from now on. */
+  resultCursor(groupId: string): Promise<string>;
+  /** A group's results committed after `cursor`, in an order no later commit can precede, each with its cursor. */
+  followResults(groupId: string, cursor: string, limit: number): Promise<FollowedResult[]>;
 }

@@ -9,7 +9,8 @@ import { navigate } from './router.js';
 interface RunDetail {
   summary: GroupSummary;
   progress: ProgressRow[];
-  facets: { targets: string[]; evals: string[]; errorKinds: string[]; lastSeq: number };
+  facets: { targets: string[]; evals: string[]; errorKinds: string[] };
+  cursor: string;
 }
 
 const filterNames = ['outcome', 'target', 'eval', 'error_kind', 'q'] as const;
@@ -49,7 +50,9 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
       (first) => {
         // Progress comes from the store as it changes; commits after the ones just read are coalesced into one
         // reload. The browser resumes from the last result id by itself when the stream drops.
-        events = new EventSource(`/api/v1/events?group=${encodeURIComponent(group)}&after=${first.facets.lastSeq}`);
+        events = new EventSource(
+          `/api/v1/events?group=${encodeURIComponent(group)}&after=${encodeURIComponent(first.cursor)}`,
+        );
         const soon = () => {
           timer ??= setTimeout(() => {
             timer = undefined;
