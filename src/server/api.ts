@@ -49,6 +49,11 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
     return detail ? c.json(detail) : c.json({ error: `no run "${groupId}"` }, 404);
   });
 
+  app.get('/runs/:group/cost', async (c) => {
+    const groupId = c.req.param('group');
+    return c.json(await summaries.cost(groupId, await summaries.isLive(groupId)));
+  });
+
   app.get('/runs/:group/matrix', async (c) => c.json({ cells: await summaries.matrix(c.req.param('group'), 5000) }));
 
   app.get('/runs/:group/runs', async (c) => {

@@ -603,6 +603,10 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.caseFacets(this.db, groupId));
   }
 
+  groupCost(groupId: string): Promise<explorer.GroupCost> {
+    return this.reconnect.run(() => explorer.groupCost(this.db, groupId));
+  }
+
   resultCursor(groupId: string): Promise<string> {
     return this.reconnect.run(() => resultCursorNow(this.db, groupId));
   }

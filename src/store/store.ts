@@ -1,6 +1,14 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
-import type { CaseFacets, CasePage, CaseQuery, GroupFilter, GroupSummary, MatrixCell } from './explorer-reads.js';
+import type {
+  CaseFacets,
+  CasePage,
+  CaseQuery,
+  GroupCost,
+  GroupFilter,
+  GroupSummary,
+  MatrixCell,
+} from './explorer-reads.js';
 import type { QueueLedger } from './queue-ledger.js';
 import type { FollowedResult } from './result-cursor.js';
 
@@ -233,6 +241,8 @@ export interface Store {
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;
+  /** What a group's committed results spent, target and judges apart. */
+  groupCost(groupId: string): Promise<GroupCost>;
   /** Where a live follower starts to get only what commits from now on. */
   resultCursor(groupId: string): Promise<string>;
   /** A group's results committed after `cursor`, in an order no later commit can precede, each with its cursor. */

@@ -30,6 +30,10 @@ beforeAll(async () => {
       transcript: [{ role: 'assistant', content: 'y'.repeat(10_000_000) }],
     },
   ]);
+  await seedGroup(db(), 'g-cost', [
+    { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', costUsd: 0.5, judgeCostUsd: 0.125 },
+    { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', attempt: 2, costUsd: 0.25, judgeCostUsd: 0.125 },
+  ]);
   served = await serveExplorer(project.dir);
 });
 
@@ -82,6 +86,14 @@ describe('proctor serve: API', () => {
     expect(hit.rows.map((r) => r.caseKey)).toEqual(['k000999']);
     expect((await get<CasePage>('/api/v1/runs/g-main/cases?q=%25')).total).toBe(0);
     expect((await rawRequest(served.port, '/api/v1/runs/g-main/cases?limit=5000')).status).toBe(400);
+  });
+
+  it('shows what each run spent, target and judges apart, every attempt counted', async () => {
+    const { runs } = await get<{ runs: { groupId: string; cost: unknown }[] }>('/api/v1/runs');
+    const cost = (id: string) => runs.find((r) => r.groupId === id)?.cost;
+    expect(cost('g-cost')).toEqual({ targetUsd: 0.75, judgeUsd: 0.25 });
+    expect(cost('g-main')).toEqual({ targetUsd: 0, judgeUsd: null });
+    expect(await get('/api/v1/runs/g-cost/cost')).toEqual({ targetUsd: 0.75, judgeUsd: 0.25 });
   });
 
   it('shows a case by its latest attempt in the table and every attempt on its page', async () => {

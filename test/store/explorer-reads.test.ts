@@ -79,6 +79,20 @@ for (const backend of await storeBackends()) {
         ].sort((x, y) => (`${x[0]}${x[1]}${x[2]}` < `${y[0]}${y[1]}${y[2]}` ? -1 : 1)),
       );
       expect(cells.find((c) => c.target === 'beta' && c.test === 'upper')?.meanScore).toBe(0.25);
+      expect(await store.groupCost('g1')).toEqual({ targetUsd: 0, judgeUsd: null });
+      await commitCases(
+        store,
+        'spent',
+        [
+          { key: 'a', test: 'a', target: 'alpha', outcome: 'passed', costUsd: 0.5, judgeCostUsd: 0.125 },
+          { key: 'a', test: 'a', target: 'alpha', outcome: 'passed', attempt: 2, costUsd: 0.25 },
+          { key: 'b', test: 'b', target: 'alpha', outcome: 'passed', costUsd: null },
+        ],
+        'spent',
+      );
+      // Every attempt spent: the retried one counts too; an unpriced call adds nothing.
+      expect(await store.groupCost('spent')).toEqual({ targetUsd: 0.75, judgeUsd: 0.125 });
+      expect(await store.groupCost('none')).toEqual({ targetUsd: null, judgeUsd: null });
       const facets = await store.caseFacets('g1');
       expect(facets).toMatchObject({
         targets: ['alpha', 'beta'],

@@ -15,6 +15,9 @@ export interface SeedCase {
   output?: string;
   transcript?: { role: string; content: string }[];
   errorKind?: string;
+  /** The target's spend (default 0) and the judges' (no judge when absent). */
+  costUsd?: number | null;
+  judgeCostUsd?: number;
 }
 
 const resultFiles = (c: SeedCase): Record<string, string> => ({
@@ -58,7 +61,14 @@ const rowOf = (c: SeedCase, runId: string, groupId: string, now: number) => {
     error: c.errorKind ? { kind: c.errorKind, message: `seeded ${c.errorKind}`, retryable: false } : null,
     attempts: 1,
     duration_ms: 5,
-    usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0 },
+    usage: {
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_usd: c.costUsd === undefined ? 0 : c.costUsd,
+      ...(c.judgeCostUsd === undefined
+        ? {}
+        : { judge: { input_tokens: 1, output_tokens: 1, cost_usd: c.judgeCostUsd } }),
+    },
     run_id: runId,
     group_id: groupId,
     started_at: new Date(now).toISOString(),

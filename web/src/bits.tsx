@@ -1,6 +1,6 @@
-import type { GroupSummary } from './api.js';
+import type { GroupCost, GroupSummary } from './api.js';
 import { finished, isLive } from './api.js';
-import { pct } from './format.js';
+import { pct, usd } from './format.js';
 
 export const Outcome = ({ value }: { value: string | null }) => (
   <span class={`badge ${value ?? 'none'}`}>{value ?? '…'}</span>
@@ -31,3 +31,14 @@ export const PassRate = ({ g }: { g: GroupSummary }) => {
 
 export const Loading = ({ error }: { error?: string | null }) =>
   error ? <p class="error-box">{error}</p> : <p class="muted">Loading…</p>;
+
+/** A run's spend: the target's calls, then the judges' when any judge was paid. */
+export const Cost = ({ cost }: { cost: GroupCost | null }) =>
+  cost ? (
+    <span title="target | judge">
+      {usd(cost.targetUsd)}
+      {cost.judgeUsd !== null && <span class="muted"> | {usd(cost.judgeUsd)}</span>}
+    </span>
+  ) : (
+    <span class="muted">…</span>
+  );

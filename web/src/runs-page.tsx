@@ -1,21 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type GroupSummary, getJson } from './api.js';
-import { Loading, PassRate, Progress } from './bits.js';
+import { type GroupListing, getJson } from './api.js';
+import { Cost, Loading, PassRate, Progress } from './bits.js';
 import { duration, when } from './format.js';
 import { NewRun } from './new-run.js';
 
 export const RunsPage = () => {
-  const [runs, setRuns] = useState<GroupSummary[] | null>(null);
+  const [runs, setRuns] = useState<GroupListing[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [compare, setCompare] = useState<string[]>([]);
   useEffect(() => {
-    getJson<{ runs: GroupSummary[] }>('/runs').then(
+    getJson<{ runs: GroupListing[] }>('/runs').then(
       (r) => setRuns(r.runs),
       (e: Error) => setError(e.message),
     );
     const events = new EventSource('/api/v1/events');
-    events.addEventListener('runs', (e) => setRuns(JSON.parse((e as MessageEvent<string>).data) as GroupSummary[]));
+    events.addEventListener('runs', (e) => setRuns(JSON.parse((e as MessageEvent<string>).data) as GroupListing[]));
     return () => events.close();
   }, []);
   if (!runs) return <Loading error={error} />;
@@ -53,6 +53,9 @@ export const RunsPage = () => {
             <th class="num">Pass rate</th>
             <th>Started</th>
             <th class="num">Duration</th>
+            <th class="num" title="target calls | judges' calls">
+              Cost
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -80,6 +83,9 @@ export const RunsPage = () => {
               </td>
               <td>{when(g.createdAt)}</td>
               <td class="num">{duration(g.startedAt ?? g.createdAt, g.queued + g.running ? null : g.finishedAt)}</td>
+              <td class="num" data-testid="cost">
+                <Cost cost={g.cost} />
+              </td>
             </tr>
           ))}
         </tbody>
