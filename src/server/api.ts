@@ -6,7 +6,8 @@ import { openRunner } from '../runners/open.js';
 import { configuredLeaseMs } from '../runners/registry.js';
 import { isResultCursor } from '../store/result-cursor.js';
 import { isTerminal, type Store } from '../store/store.js';
-import { attemptView } from './case-view.js';
+import { artifactResponse } from './artifact-response.js';
+import { attemptView, resultHeadChars } from './case-view.js';
 import { compareGroups } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
@@ -80,7 +81,7 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
   });
 
   app.get('/runs/:group/cases/:key', async (c) => {
-    const attempts = await store.caseAttempts(c.req.param('group'), c.req.param('key'));
+    const attempts = await store.caseAttemptHeads(c.req.param('group'), c.req.param('key'), resultHeadChars);
     if (attempts.length === 0) return c.json({ error: 'no such case in this run' }, 404);
     const views = await Promise.all(
       attempts.map(async (a) => {
@@ -92,19 +93,15 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
   });
 
   // An artifact is named by the result's commit number and a name from its own manifest, never a path.
+  // `?head=N` sends only its first N characters (a preview), never reading the rest.
   app.get('/artifacts/:seq/:name', async (c) => {
     const seq = c.req.param('seq');
     const name = c.req.param('name');
-    const result = /^\d{1,15}$/.test(seq) ? await store.resultBySeq(Number(seq)) : undefined;
-    if (!result || !Object.hasOwn(result.files, name)) return c.text('no such artifact', 404);
-    const safeName = name.replace(/[^\w.-]/g, '_');
-    c.header('Content-Security-Policy', 'sandbox');
-    c.header(
-      'Content-Disposition',
-      `${c.req.query('download') === '1' ? 'attachment' : 'inline'}; filename="${safeName}"`,
-    );
-    // Always text: an agent's HTML or SVG must never render on this origin.
-    return c.body(result.files[name] as string, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    const head = intParam(c.req.query('head'), 0, 1, 16 * 1024 * 1024);
+    if (head === undefined) return c.text('head must be an integer from 1 to 16777216', 400);
+    const file = /^\d{1,15}$/.test(seq) ? await store.artifactHead(Number(seq), name, head || undefined) : undefined;
+    if (!file) return c.text('no such artifact', 404);
+    return artifactResponse(c, name, file, c.req.query('download') === '1');
   });
 
   app.get('/compare', async (c) => {

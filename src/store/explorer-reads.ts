@@ -66,6 +66,9 @@ export interface MatrixCell {
 type ResultsBuilder = ExpressionBuilder<Database, 'results'>;
 type Db = Kysely<Database>;
 
+/** Where the dialects spell SQL apart (JSON extraction, transaction ids). */
+export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** Only a key's latest attempt: the case table and matrix show where each case stands now. */
@@ -218,28 +221,9 @@ export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Pro
   };
 };
 
-/** Every committed attempt of one case of a group, oldest first. */
-export const caseAttempts = async (db: Db, groupId: string, caseKey: string): Promise<StoredResult[]> =>
-  (
-    await db
-      .selectFrom('results')
-      .selectAll()
-      .where('groupId', '=', groupId)
-      .where('caseKey', '=', caseKey)
-      .orderBy('seq')
-      .execute()
-  ).map(toStoredResult);
-
-export const resultBySeq = async (db: Db, seq: number): Promise<StoredResult | undefined> => {
-  const row = await db.selectFrom('results').selectAll().where('seq', '=', seq).executeTakeFirst();
-  return row && toStoredResult(row);
-};
-
 // The test name lives in the row's identity; each dialect spells JSON extraction its own way.
 const testOf = (db: Db): RawBuilder<string> =>
-  db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<string>`(row::jsonb #>> '{identity,test}')`
-    : sql<string>`json_extract(row, '$.identity.test')`;
+  isPostgres(db) ? sql<string>`(row::jsonb #>> '{identity,test}')` : sql<string>`json_extract(row, '$.identity.test')`;
 
 /** The (eval, test, target) cells of a group over its latest attempts, at most `limit`. */
 export const caseMatrix = async (db: Db, groupId: string, limit: number): Promise<MatrixCell[]> => {
@@ -308,7 +292,7 @@ export interface GroupCost {
 
 // The costs live in each result's bundle row; each dialect spells JSON extraction its own way.
 const costOf = (db: Db, path: 'usage' | 'judge'): RawBuilder<number | string | null> => {
-  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
+  const pg = isPostgres(db);
   if (path === 'usage')
     return pg
       ? sql`sum((row::jsonb #>> '{usage,cost_usd}')::double precision)`

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import { type ArtifactHead, type AttemptHead, artifactHead, caseAttemptHeads } from './case-artifacts.js';
 import * as explorer from './explorer-reads.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
@@ -587,12 +588,12 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.queryCases(this.db, groupId, query));
   }
 
-  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]> {
-    return this.reconnect.run(() => explorer.caseAttempts(this.db, groupId, caseKey));
+  caseAttemptHeads(groupId: string, caseKey: string, chars: number): Promise<AttemptHead[]> {
+    return this.reconnect.run(() => caseAttemptHeads(this.db, groupId, caseKey, chars));
   }
 
-  resultBySeq(seq: number): Promise<StoredResult | undefined> {
-    return this.reconnect.run(() => explorer.resultBySeq(this.db, seq));
+  artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined> {
+    return this.reconnect.run(() => artifactHead(this.db, seq, name, chars));
   }
 
   caseMatrix(groupId: string, limit: number): Promise<explorer.MatrixCell[]> {

@@ -1,5 +1,5 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import { toStoredResult } from './explorer-reads.js';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres, toStoredResult } from './explorer-reads.js';
 import type { Database } from './schema.js';
 import type { StoredResult } from './store.js';
 
@@ -10,8 +10,6 @@ export type FollowedResult = StoredResult & { cursor: string };
 export const isResultCursor = (text: string): boolean => /^\d{1,19}(-\d{1,19})?$/.test(text);
 
 type Db = Kysely<Database>;
-
-const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const parts = (cursor: string): [bigint, bigint] => {
   const [a, b] = cursor.split('-');

@@ -1,5 +1,6 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import type { ArtifactHead, AttemptHead } from './case-artifacts.js';
 import type {
   CaseFacets,
   CasePage,
@@ -235,9 +236,10 @@ export interface Store {
   listGroups(filter: GroupFilter): Promise<GroupSummary[]>;
   /** A page of a group's latest case results matching `query`, and the number matching in all. */
   queryCases(groupId: string, query: CaseQuery): Promise<CasePage>;
-  /** Every committed attempt of a case in a group, oldest first. */
-  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]>;
-  resultBySeq(seq: number): Promise<StoredResult | undefined>;
+  /** Every committed attempt of a case in a group, oldest first, with the first `chars` of its result.json. */
+  caseAttemptHeads(groupId: string, caseKey: string, chars: number): Promise<AttemptHead[]>;
+  /** The first `chars` (all without) of artifact `name` of the result committed as `seq`. */
+  artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined>;
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;

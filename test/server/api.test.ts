@@ -26,8 +26,25 @@ beforeAll(async () => {
       test: 'long',
       target: 'alpha',
       outcome: 'passed',
-      output: 'x'.repeat(10_000_000),
-      transcript: [{ role: 'assistant', content: 'y'.repeat(10_000_000) }],
+      output: 'the short answer',
+      transcript: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: 'y'.repeat(10_000_000) },
+        { role: 'assistant', content: 'after the long one' },
+      ],
+    },
+    // Cut by the store's cap: its tail (the marker line) is not JSON, so the whole would not parse.
+    {
+      key: 'h2',
+      test: 'cut',
+      target: 'alpha',
+      outcome: 'passed',
+      output: 'answer before the cut',
+      transcript: [
+        { role: 'user', content: 'first words' },
+        ...Array(50_000).fill({ role: 'assistant', content: 'z'.repeat(100) }),
+      ],
+      cutResultAt: 2_000_000,
     },
   ]);
   await seedGroup(db(), 'g-cost', [
@@ -107,21 +124,46 @@ describe('proctor serve: API', () => {
     expect(page.attempts[1]?.artifacts.map((a) => a.name)).toEqual(['result.json']);
   });
 
-  it('sends the first part of a 10 MB output and transcript, and the whole only as a download', async () => {
+  it('shows the first part of a 10 MB transcript without reading it whole, and the whole only as a download', async () => {
     const res = await rawRequest(served.port, '/api/v1/runs/g-huge/cases/h1');
-    expect(res.body.length).toBeLessThan(1_000_000);
+    expect(res.body.length).toBeLessThan(1_500_000);
     const { attempts } = JSON.parse(res.body) as {
       attempts: {
         seq: number;
-        output: { length: number; truncated: boolean };
-        steps: { transcript: { content: { truncated: boolean } }[] }[];
+        output: { text: string };
+        result: { shown: number; length: number; complete: boolean };
+        steps: { transcript: { content: { text: string; truncated: boolean } }[] }[];
       }[];
     };
-    expect(attempts[0]?.output).toMatchObject({ length: 10_000_000, truncated: true });
-    expect(attempts[0]?.steps[0]?.transcript[0]?.content.truncated).toBe(true);
-    const whole = await rawRequest(served.port, `/api/v1/artifacts/${attempts[0]?.seq}/result.json?download=1`);
+    const [a] = attempts;
+    expect(a?.output.text).toBe('the short answer');
+    // Only the head of the 10 MB result.json was read from the store: its messages up to there, the rest not.
+    expect(a?.result).toMatchObject({ shown: 1024 * 1024, complete: false });
+    expect(a?.result.length).toBeGreaterThan(10_000_000);
+    const messages = a?.steps[0]?.transcript ?? [];
+    expect(messages.map((m) => m.content.text.slice(0, 5))).toEqual(['go', 'yyyyy']);
+    expect(messages[1]?.content.truncated).toBe(true);
+    const preview = await rawRequest(served.port, `/api/v1/artifacts/${a?.seq}/result.json?head=1000`);
+    expect([preview.body.length, preview.headers['x-artifact-length']]).toEqual([1000, String(a?.result.length)]);
+    const whole = await rawRequest(served.port, `/api/v1/artifacts/${a?.seq}/result.json?download=1`);
     expect(whole.headers['content-disposition']).toBe('attachment; filename="result.json"');
-    expect(whole.body.length).toBeGreaterThan(20_000_000);
+    expect(whole.body.length).toBe(a?.result.length);
+    expect(whole.body).toContain('after the long one');
+  });
+
+  it('shows the first part of a result.json whose tail is not JSON (cut at the cap)', async () => {
+    const { attempts } = await get<{
+      attempts: {
+        output: { text: string };
+        result: { complete: boolean };
+        steps: { transcript: { content: { text: string } }[] }[];
+      }[];
+    }>('/api/v1/runs/g-huge/cases/h2');
+    const [a] = attempts;
+    expect(a?.output.text).toBe('answer before the cut');
+    expect(a?.result.complete).toBe(false);
+    expect(a?.steps[0]?.transcript[0]?.content.text).toBe('first words');
+    expect(a?.steps[0]?.transcript.length).toBeGreaterThan(1000);
   });
 
   it('serves artifacts by manifest name only: traversal, encoded slashes and absolute paths get 404', async () => {

@@ -62,13 +62,22 @@ for (const backend of await storeBackends()) {
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {
-      const attempts = await store.caseAttempts('g1', 'c');
+      const attempts = await store.caseAttemptHeads('g1', 'c', 20);
       expect(attempts.map((a) => [a.attempt, a.row.outcome])).toEqual([
         [1, 'error'],
         [2, 'passed'],
       ]);
-      const bySeq = await store.resultBySeq(attempts[1]?.seq as number);
-      expect(bySeq?.files['result.json']).toContain('"outcome":"passed"');
+      // Only the head of result.json leaves the database, with the whole one's length and the manifest.
+      const whole = await store.artifactHead(attempts[1]?.seq as number, 'result.json');
+      expect(whole?.text).toContain('"outcome":"passed"');
+      expect(attempts[1]?.result).toEqual({ text: whole?.text.slice(0, 20), length: whole?.text.length });
+      expect(attempts[1]?.artifacts).toEqual([{ name: 'result.json', size: whole?.text.length }]);
+      expect(await store.artifactHead(attempts[1]?.seq as number, 'result.json', 5)).toEqual({
+        text: whole?.text.slice(0, 5),
+        length: whole?.length,
+      });
+      expect(await store.artifactHead(attempts[1]?.seq as number, 'nope.txt')).toBeUndefined();
+      expect(await store.artifactHead(999_999, 'result.json')).toBeUndefined();
       const cells = await store.caseMatrix('g1', 100);
       expect(cells.map((c) => [c.evalPath, c.test, c.target, c.passed, c.total])).toEqual(
         [

@@ -18,10 +18,12 @@ export interface SeedCase {
   /** The target's spend (default 0) and the judges' (no judge when absent). */
   costUsd?: number | null;
   judgeCostUsd?: number;
+  /** Keep only this many characters of result.json, then the marker line the store's cap writes. */
+  cutResultAt?: number;
 }
 
-const resultFiles = (c: SeedCase): Record<string, string> => ({
-  'result.json': JSON.stringify({
+const resultJson = (c: SeedCase): string =>
+  JSON.stringify({
     outcome: c.outcome,
     output: c.output ?? `output of ${c.test}`,
     steps: [
@@ -40,8 +42,17 @@ const resultFiles = (c: SeedCase): Record<string, string> => ({
         output: { results: [{ id: 'equals', pass: c.outcome === 'passed', score: c.score ?? null, reason: 'seeded' }] },
       },
     ],
-  }),
-});
+  });
+
+const resultFiles = (c: SeedCase): Record<string, string> => {
+  const text = resultJson(c);
+  return {
+    'result.json':
+      c.cutResultAt === undefined
+        ? text
+        : `${text.slice(0, c.cutResultAt)}\n[proctor: truncated: ${text.length} bytes, the first ${c.cutResultAt} kept]\n`,
+  };
+};
 
 const statusOf = (c: SeedCase) =>
   c.outcome === 'canceled' ? 'CANCELED' : c.outcome === 'error' ? 'FAILED' : ('COMPLETED' as const);

@@ -20,15 +20,19 @@ export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }
   </>
 );
 
+// What an artifact preview shows; the server reads no more of the file than this.
+const previewChars = 1_000_000;
+
 const artifactUrl = (seq: number, name: string, download = false) =>
-  `/api/v1/artifacts/${seq}/${encodeURIComponent(name)}${download ? '?download=1' : ''}`;
+  `/api/v1/artifacts/${seq}/${encodeURIComponent(name)}${download ? '?download=1' : `?head=${previewChars}`}`;
 
 const Artifacts = ({ a }: { a: Attempt }) => {
-  const [preview, setPreview] = useState<{ name: string; text: string } | null>(null);
+  const [preview, setPreview] = useState<{ name: string; text: Clipped } | null>(null);
   const show = async (name: string) => {
     const res = await fetch(artifactUrl(a.seq, name));
     const text = await res.text();
-    setPreview({ name, text: text.length > 1_000_000 ? `${text.slice(0, 1_000_000)}\n… (truncated)` : text });
+    const length = Number(res.headers.get('X-Artifact-Length') ?? text.length);
+    setPreview({ name, text: { text, length, truncated: length > text.length } });
   };
   return (
     <>
@@ -37,7 +41,7 @@ const Artifacts = ({ a }: { a: Attempt }) => {
           {a.artifacts.map((f) => (
             <tr key={f.name}>
               <td class="mono">{f.name}</td>
-              <td class="num muted">{f.size.toLocaleString('en')} B</td>
+              <td class="num muted">{f.size.toLocaleString('en')} chars</td>
               <td>
                 <button type="button" class="link" onClick={() => show(f.name)}>
                   preview
@@ -53,7 +57,7 @@ const Artifacts = ({ a }: { a: Attempt }) => {
       {preview && (
         <>
           <h3 class="mono">{preview.name}</h3>
-          <pre class="text">{preview.text}</pre>
+          <TextBlock value={preview.text} testid="artifact-preview" />
         </>
       )}
     </>
@@ -114,6 +118,15 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
           <strong>{a.row.error.kind}</strong>: {a.row.error.message}
         </div>
       )}
+      {a.result && !a.result.complete && (
+        <p class="notice" data-testid="result-cut">
+          result.json holds {a.result.length.toLocaleString('en')} characters: this page shows what its first{' '}
+          {a.result.shown.toLocaleString('en')} hold.{' '}
+          <a href={artifactUrl(a.seq, 'result.json', true)} download="result.json">
+            Download it whole
+          </a>
+        </p>
+      )}
       <h2>Output</h2>
       {a.output ? <TextBlock value={a.output} testid="output" /> : <p class="muted">no output recorded</p>}
       <h2>Graders</h2>
@@ -164,7 +177,7 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
               <td class="mono">{j.stepId}</td>
               <td class="num">#{j.attempt}</td>
               <td>
-                <pre class="text small">{JSON.stringify(j.ops)}</pre>
+                <TextBlock value={j.ops} />
               </td>
             </tr>
           ))}
