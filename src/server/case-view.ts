@@ -47,6 +47,8 @@ export interface AttemptView {
   result: { shown: number; length: number; complete: boolean } | null;
   journal: { seq: number; stepId: string; attempt: number; ops: Clipped; createdAt: number }[];
   artifacts: { name: string; size: number }[];
+  /** Where the artifacts are fetched: this URL, a slash and a manifest name. */
+  artifactsUrl: string;
 }
 
 const transcriptOf = (output: unknown): StepView['transcript'] => {
@@ -87,9 +89,10 @@ const stepsOf = (value: unknown): StepView[] => {
  * A head cut short still shows what it holds; the graders, which come last, are then read from the journal
  * (each verify step's entry holds them) while it is kept.
  */
-export const attemptView = (head: AttemptHead, journal: readonly JournalEntry[]): AttemptView => {
+export const attemptView = (head: AttemptHead, journal: readonly JournalEntry[], artifactsUrl: string): AttemptView => {
   const parsed = head.result ? parsePartialJson(head.result.text) : undefined;
-  const whole = parsed?.complete === true && head.result?.text.length === head.result?.length;
+  // A head that parses as one whole JSON value is the whole file: a cut one always stops inside it.
+  const whole = parsed?.complete === true;
   const detail = parsed ? caseDetailOf(parsed.value) : undefined;
   return {
     seq: head.seq,
@@ -108,5 +111,6 @@ export const attemptView = (head: AttemptHead, journal: readonly JournalEntry[])
       createdAt: j.createdAt,
     })),
     artifacts: head.artifacts,
+    artifactsUrl,
   };
 };

@@ -18,9 +18,12 @@ const latestRows = async (store: Store, groupId: string): Promise<Map<string, In
 };
 
 /** `results compare` over two eval runs of the store, with each list of changes capped for the page. */
-export const compareGroups = async (store: Store, base: string, head: string): Promise<Comparison> => {
-  const [a, b] = await Promise.all([latestRows(store, base), latestRows(store, head)]);
-  const c = compareRows({ base, head }, a.values(), b.values());
+export const compareGroups = async (
+  base: { store: Store; groupId: string },
+  head: { store: Store; groupId: string },
+): Promise<Comparison> => {
+  const [a, b] = await Promise.all([latestRows(base.store, base.groupId), latestRows(head.store, head.groupId)]);
+  const c = compareRows({ base: base.groupId, head: head.groupId }, a.values(), b.values());
   const cap = <T>(list: T[]): T[] => list.slice(0, listed);
   return {
     ...c,

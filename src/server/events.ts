@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { FollowedResult } from '../store/result-cursor.js';
 import type { Store } from '../store/store.js';
-import type { Summaries } from './summaries.js';
+import type { GroupListing, Summaries } from './summaries.js';
 
 const heartbeatMs = 15_000;
 const pageSize = 200;
@@ -69,7 +69,12 @@ export const groupEvents = (
   });
 
 /** The runs list's live feed: a fresh snapshot of the newest groups whenever one changes. */
-export const runsEvents = (c: Context, summaries: Summaries, limit: number, options: EventOptions) =>
+export const runsEvents = (
+  c: Context,
+  summaries: { groups(limit: number): Promise<GroupListing[]> },
+  limit: number,
+  options: EventOptions,
+) =>
   streamSSE(c, async (stream) => {
     let last = '';
     await pollLoop(stream, options, async () => {

@@ -23,13 +23,13 @@ export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }
 // What an artifact preview shows; the server reads no more of the file than this.
 const previewChars = 1_000_000;
 
-const artifactUrl = (seq: number, name: string, download = false) =>
-  `/api/v1/artifacts/${seq}/${encodeURIComponent(name)}${download ? '?download=1' : `?head=${previewChars}`}`;
+const artifactUrl = (a: Attempt, name: string, download = false) =>
+  `${a.artifactsUrl}/${encodeURIComponent(name)}${download ? '?download=1' : `?head=${previewChars}`}`;
 
 const Artifacts = ({ a }: { a: Attempt }) => {
   const [preview, setPreview] = useState<{ name: string; text: Clipped } | null>(null);
   const show = async (name: string) => {
-    const res = await fetch(artifactUrl(a.seq, name));
+    const res = await fetch(artifactUrl(a, name));
     const text = await res.text();
     const length = Number(res.headers.get('X-Artifact-Length') ?? text.length);
     setPreview({ name, text: { text, length, truncated: length > text.length } });
@@ -41,12 +41,12 @@ const Artifacts = ({ a }: { a: Attempt }) => {
           {a.artifacts.map((f) => (
             <tr key={f.name}>
               <td class="mono">{f.name}</td>
-              <td class="num muted">{f.size.toLocaleString('en')} chars</td>
+              <td class="num muted">{f.size.toLocaleString('en')}</td>
               <td>
                 <button type="button" class="link" onClick={() => show(f.name)}>
                   preview
                 </button>{' '}
-                <a href={artifactUrl(a.seq, f.name, true)} download={f.name}>
+                <a href={artifactUrl(a, f.name, true)} download={f.name}>
                   download
                 </a>
               </td>
@@ -122,7 +122,7 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
         <p class="notice" data-testid="result-cut">
           result.json holds {a.result.length.toLocaleString('en')} characters: this page shows what its first{' '}
           {a.result.shown.toLocaleString('en')} hold.{' '}
-          <a href={artifactUrl(a.seq, 'result.json', true)} download="result.json">
+          <a href={artifactUrl(a, 'result.json', true)} download="result.json">
             Download it whole
           </a>
         </p>
