@@ -1,6 +1,6 @@
 import type { GroupCost, GroupSummary } from './api.js';
 import { finished, isLive } from './api.js';
-import { pct, usd } from './format.js';
+import { count, pct, usd } from './format.js';
 
 export const Outcome = ({ value }: { value: string | null }) => (
   <span class={`badge ${value ?? 'none'}`}>{value ?? '…'}</span>
@@ -18,7 +18,7 @@ export const Progress = ({ g }: { g: GroupSummary }) => {
         <span class="canceled" style={part(g.canceled)} />
       </div>
       <span class="progress-text" data-testid="progress">
-        {done}/{g.total} {isLive(g) ? 'running' : g.canceled ? 'canceled' : 'done'}
+        {count(done)}/{count(g.total)} {isLive(g) ? 'running' : g.canceled ? 'canceled' : 'done'}
       </span>
     </div>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type AttemptView, type Clipped, getJson, type RowView } from './api.js';
 import { Loading, Outcome } from './bits.js';
-import { score } from './format.js';
+import { score, usd } from './format.js';
 
 /** An attempt as the case page reads it: the server's view, its bundle row typed for reading. */
 type Attempt = Omit<AttemptView, 'row'> & { row: RowView };
@@ -45,7 +45,8 @@ const Artifacts = ({ a }: { a: Attempt }) => {
               <td>
                 <button type="button" class="link" onClick={() => show(f.name)}>
                   preview
-                </button>{' '}
+                </button>
+                <span class="muted"> · </span>
                 <a href={artifactUrl(a, f.name, true)} download={f.name}>
                   download
                 </a>
@@ -99,7 +100,8 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
           <div class="label">duration · tokens · cost</div>
           <div>
             {a.row.duration_ms ?? '–'} ms · {a.row.usage ? a.row.usage.input_tokens + a.row.usage.output_tokens : '–'} ·{' '}
-            {typeof a.row.usage?.cost_usd === 'number' ? `$${a.row.usage.cost_usd.toFixed(4)}` : '–'}
+            {usd(a.row.usage?.cost_usd ?? null)}
+            {a.row.usage?.judge && <span class="muted"> | judge {usd(a.row.usage.judge.cost_usd)}</span>}
           </div>
         </div>
       </div>

@@ -25,3 +25,9 @@ export const usd = (n: number | null): string => {
   if (n === 0) return '$0';
   return n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(2)}`;
 };
+
+/** A count with thousands separators. */
+export const count = (n: number): string => n.toLocaleString('en');
+
+/** A count's colour class: its tone when there are some, muted when none (a column of red zeros alarms). */
+export const tone = (n: number, cls: string): string => (n ? cls : 'zero');

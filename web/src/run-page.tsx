@@ -12,7 +12,7 @@ import {
 } from './api.js';
 import { Cost, Loading, PassRate, Progress } from './bits.js';
 import { type CaseFilters, CaseTable, casesPath } from './case-table.js';
-import { duration, pct, q, when } from './format.js';
+import { count, duration, pct, q, tone, when } from './format.js';
 import { Matrix } from './matrix.js';
 import { navigate } from './router.js';
 
@@ -134,8 +134,10 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
         <div class="card">
           <div class="label">Outcomes</div>
           <div class="counts">
-            <span class="pass">{g.passed} passed</span> <span class="fail">{g.failed} failed</span>{' '}
-            <span class="err">{g.error + g.failedRuns} error</span> <span>{g.canceled} canceled</span>
+            <span class={tone(g.passed, 'pass')}>{count(g.passed)} passed</span>{' '}
+            <span class={tone(g.failed, 'fail')}>{count(g.failed)} failed</span>{' '}
+            <span class={tone(g.error + g.failedRuns, 'err')}>{count(g.error + g.failedRuns)} error</span>{' '}
+            <span class={tone(g.canceled, '')}>{count(g.canceled)} canceled</span>
           </div>
         </div>
         <div class="card">
@@ -169,12 +171,14 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
           {perTarget(progress).map(([t, c]) => (
             <tr key={t}>
               <td>{t}</td>
-              <td class="num">{c.total ?? 0}</td>
-              <td class="num pass">{c.passed ?? 0}</td>
-              <td class="num fail">{c.failed ?? 0}</td>
-              <td class="num err">{c.error ?? 0}</td>
-              <td class="num">{c.canceled ?? 0}</td>
-              <td class="num">{(c.queued ?? 0) + (c.running ?? 0)}</td>
+              <td class="num">{count(c.total ?? 0)}</td>
+              <td class={`num ${tone(c.passed ?? 0, 'pass')}`}>{count(c.passed ?? 0)}</td>
+              <td class={`num ${tone(c.failed ?? 0, 'fail')}`}>{count(c.failed ?? 0)}</td>
+              <td class={`num ${tone(c.error ?? 0, 'err')}`}>{count(c.error ?? 0)}</td>
+              <td class={`num ${tone(c.canceled ?? 0, '')}`}>{count(c.canceled ?? 0)}</td>
+              <td class={`num ${tone((c.queued ?? 0) + (c.running ?? 0), '')}`}>
+                {count((c.queued ?? 0) + (c.running ?? 0))}
+              </td>
               <td class="num">{pct(c.passed ?? 0, (c.passed ?? 0) + (c.failed ?? 0) + (c.error ?? 0))}</td>
             </tr>
           ))}

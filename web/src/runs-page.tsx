@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type GroupListing, getJson } from './api.js';
 import { Cost, Loading, PassRate, Progress } from './bits.js';
-import { duration, when } from './format.js';
+import { count, duration, tone, when } from './format.js';
 import { NewRun } from './new-run.js';
 
 export const RunsPage = () => {
@@ -74,10 +74,10 @@ export const RunsPage = () => {
               <td>
                 <Progress g={g} />
               </td>
-              <td class="num pass">{g.passed || g.completed}</td>
-              <td class="num fail">{g.failed}</td>
-              <td class="num err">{g.error + g.failedRuns}</td>
-              <td class="num">{g.canceled}</td>
+              <td class={`num ${tone(g.passed + g.completed, 'pass')}`}>{count(g.passed + g.completed)}</td>
+              <td class={`num ${tone(g.failed, 'fail')}`}>{count(g.failed)}</td>
+              <td class={`num ${tone(g.error + g.failedRuns, 'err')}`}>{count(g.error + g.failedRuns)}</td>
+              <td class={`num ${tone(g.canceled, '')}`}>{count(g.canceled)}</td>
               <td class="num">
                 <PassRate g={g} />
               </td>
