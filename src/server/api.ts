@@ -9,7 +9,7 @@ import { isResultCursor } from '../store/result-cursor.js';
 import { isTerminal, type Store } from '../store/store.js';
 import { artifactResponse } from './artifact-response.js';
 import type { BundleIndex } from './bundle-index.js';
-import { attemptView, resultHeadChars } from './case-view.js';
+import { attemptView, clip, resultHeadChars } from './case-view.js';
 import { compareGroups } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
@@ -168,7 +168,15 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
       store.getInstance(run.instanceId),
       store.readJournal(run.instanceId),
     ]);
-    return c.json({ run, instance, journal });
+    // A step's output can hold a 10 MB transcript: each entry is sent as text, clipped.
+    const entries = journal.map(({ seq, stepId, attempt, createdAt, ops, output }) => ({
+      seq,
+      stepId,
+      attempt,
+      createdAt,
+      entry: clip(JSON.stringify({ ops, output }, null, 2)),
+    }));
+    return c.json({ run, instance, journal: entries });
   });
 
   app.get('/project', (c) => c.json(projectEvals(config, env)));

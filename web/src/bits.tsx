@@ -1,4 +1,4 @@
-import type { GroupCost, GroupSummary } from './api.js';
+import type { Clipped, GroupCost, GroupSummary } from './api.js';
 import { finished, isLive } from './api.js';
 import { count, pct, usd } from './format.js';
 
@@ -42,3 +42,17 @@ export const Cost = ({ cost }: { cost: GroupCost | null }) =>
   ) : (
     <span class="muted">…</span>
   );
+
+/** Text as text: every model or agent string on this page goes through here into a text node, never markup. */
+export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }) => (
+  <>
+    <pre class="text" data-testid={testid}>
+      {value.text}
+    </pre>
+    {value.truncated && (
+      <p class="muted">
+        showing the first {value.text.length.toLocaleString('en')} of {value.length.toLocaleString('en')} characters
+      </p>
+    )}
+  </>
+);

@@ -1,24 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type AttemptView, type Clipped, getJson, type RowView } from './api.js';
-import { Loading, Outcome } from './bits.js';
+import { Loading, Outcome, TextBlock } from './bits.js';
 import { score, usd } from './format.js';
 
 /** An attempt as the case page reads it: the server's view, its bundle row typed for reading. */
 type Attempt = Omit<AttemptView, 'row'> & { row: RowView };
-
-/** Text as text: every model or agent string on this page goes through here into a text node, never markup. */
-export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }) => (
-  <>
-    <pre class="text" data-testid={testid}>
-      {value.text}
-    </pre>
-    {value.truncated && (
-      <p class="muted">
-        showing the first {value.text.length.toLocaleString('en')} of {value.length.toLocaleString('en')} characters
-      </p>
-    )}
-  </>
-);
 
 // What an artifact preview shows; the server reads no more of the file than this.
 const previewChars = 1_000_000;

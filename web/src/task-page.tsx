@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getJson } from './api.js';
-import { Loading } from './bits.js';
+import { type Clipped, getJson } from './api.js';
+import { Loading, TextBlock } from './bits.js';
 import { duration, when } from './format.js';
 
 interface TaskDetail {
@@ -15,7 +15,7 @@ interface TaskDetail {
     error: { kind: string; message: string } | null;
   };
   instance: { spec: { steps?: { id: string; type: string }[] }; startStep: string | null } | null;
-  journal: { seq: number; stepId: string; attempt: number; ops: unknown; output: unknown; createdAt: number }[];
+  journal: { seq: number; stepId: string; attempt: number; entry: Clipped; createdAt: number }[];
 }
 
 /** One task run: its steps, which of them the journal has recorded, and its state, refreshed while it runs. */
@@ -90,7 +90,7 @@ export const TaskPage = ({ runId }: { runId: string }) => {
               attempt {j.attempt} · {when(j.createdAt)}
             </span>
           </summary>
-          <pre class="text">{JSON.stringify({ ops: j.ops, output: j.output }, null, 2)}</pre>
+          <TextBlock value={j.entry} />
         </details>
       ))}
       {d.journal.length === 0 && <p class="muted">no journal entries</p>}
