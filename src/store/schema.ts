@@ -128,18 +128,19 @@ const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
  * follows results by it (result-cursor.ts), since `seq` order is not commit order there.
  */
 const addCommitTxid = async (db: Kysely<Database>): Promise<void> => {
-  try {
-    await sql`alter table results add column if not exists txid bigint not null default (pg_current_xact_id()::text::bigint)`.execute(
-      db,
-    );
-  } catch (error) {
-    // Another process opening the same store may have added it first (the catalog refuses the second add).
-    if (
-      !(await db.introspection.getTables()).some(
-        (t) => t.name === 'results' && t.columns.some((c) => c.name === 'txid'),
-      )
-    )
-      throw error;
+  const has = async (): Promise<boolean> =>
+    (await db.introspection.getTables()).some((t) => t.name === 'results' && t.columns.some((c) => c.name === 'txid'));
+  // Looked up first: the alter takes the table's exclusive lock even when the column is there, and would
+  // queue every writer behind any open transaction.
+  if (!(await has())) {
+    try {
+      await sql`alter table results add column if not exists txid bigint not null default (pg_current_xact_id()::text::bigint)`.execute(
+        db,
+      );
+    } catch (error) {
+      // Another process opening the same store may have added it first (the catalog refuses the second add).
+      if (!(await has())) throw error;
+    }
   }
   await db.schema
     .createIndex('results_group_txid')

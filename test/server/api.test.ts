@@ -6,6 +6,7 @@ import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } fr
 import { startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { commitCases, manyCases, seedGroup } from '../support/seed-results.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 let project: TempProject;
 let served: ServedExplorer;
@@ -309,6 +310,48 @@ describe('proctor serve: live events', () => {
     } finally {
       await s.stop();
       p.remove();
+    }
+  });
+});
+
+const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
+
+describe.skipIf(!postgres || postgres.unavailable)('proctor serve: live events on PostgreSQL', () => {
+  it('resumes with no missing result when a transaction that drew a smaller seq commits after a later one', async () => {
+    const db = await (postgres as StoreBackend).create();
+    const p = tempProject({ 'proctor.toml': `[store]\nurl = "${db.url}"\n` });
+    const { default: pg } = await import('pg');
+    const slow = new pg.Client({ connectionString: db.url });
+    await slow.connect();
+    const keysOf = (events: { event: string; data: string }[]) =>
+      events.filter((e) => e.event === 'result').map((e) => (JSON.parse(e.data) as { caseKey: string }).caseKey);
+    let s: ServedExplorer | undefined;
+    try {
+      await commitCases(db.store, 'live', [{ key: 'a', test: 'a', target: 'alpha', outcome: 'passed' }], 'first');
+      // Started first: opening a store waits for open transactions on its tables (its migration's locks).
+      s = await serveExplorer(p.dir);
+      await slow.query('begin');
+      await slow.query(
+        `insert into results (run_id, group_id, case_key, attempt, target, eval_path, outcome, row, files, committed_at)
+         values ('slow', 'live', 'slow', 1, 'alpha', 'e', 'passed', '{}', '{}', 0)`,
+      );
+      await commitCases(db.store, 'live', [{ key: 'fast', test: 'fast', target: 'alpha', outcome: 'passed' }], 'fast');
+      const url = () => `${s?.url}api/v1/events?group=live`;
+      // While the slow transaction is open, `fast` (a later seq, committed) is held back: sent, it would move
+      // the cursor past `slow`.
+      const first = await readEvents(url(), {}, (es) => keysOf(es).length >= 2, 2000);
+      expect(keysOf(first)).toEqual(['a']);
+      await s.stop();
+      await slow.query('commit');
+      s = await serveExplorer(p.dir);
+      const lastId = first.filter((e) => e.event === 'result').at(-1)?.id as string;
+      const resumed = await readEvents(url(), { 'Last-Event-ID': lastId }, (es) => keysOf(es).length >= 2);
+      expect(keysOf(resumed).sort()).toEqual(['fast', 'slow']);
+    } finally {
+      await s?.stop();
+      await slow.end();
+      p.remove();
+      await db.remove();
     }
   });
 });
