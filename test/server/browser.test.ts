@@ -76,8 +76,8 @@ describe('proctor serve in Chromium', () => {
     await page.locator('.vt-row[data-key]').first().waitFor();
     const paintMs = Date.now() - start;
     process.stdout.write(`100k run page: first rows after ${paintMs} ms\n`);
-    // The goal is < 1 s (bench/explorer.ts measures it on a quiet machine: ~0.6 s cold, ~0.25 s warm). Inside the
-    // whole suite, on 2 shared cores, the same cold paint was measured at 1.5–1.8 s: the slack is for that.
+    // The goal is < 1 s, measured by bench/explorer.ts, not here: this bound only catches a page that hangs. Inside
+    // the whole suite, on 2 shared cores at load 11, the cold paint was measured at 0.6–0.9 s.
     expect(paintMs).toBeLessThan(3000);
     await page.locator('[data-testid=targets]').waitFor();
     await page.screenshot({ path: path.join(shots.dir, 'run.png') });
