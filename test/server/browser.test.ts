@@ -145,6 +145,11 @@ describe('proctor serve in Chromium', () => {
     const list = await open(served.url);
     await list.locator('tr[data-run="g-big"]').waitFor();
     await list.screenshot({ path: path.join(shots.dir, 'runs.png') });
+    // Every seeded run has a failed or errored case: the status filter keeps all of them, or none.
+    await list.locator('select[aria-label=status]').selectOption('all passed');
+    expect(await list.locator('tr[data-run]').count()).toBe(0);
+    await list.locator('select[aria-label=status]').selectOption('with failures');
+    expect(await list.locator('tr[data-run]').count()).toBe(4);
     await page.close();
     await list.close();
   });

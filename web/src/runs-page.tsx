@@ -1,13 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type GroupListing, getJson } from './api.js';
+import { type GroupListing, getJson, isLive } from './api.js';
 import { Cost, Loading, PassRate, Progress } from './bits.js';
 import { count, duration, tone, when } from './format.js';
 import { NewRun } from './new-run.js';
+
+// The runs list's status filter: which runs each choice keeps.
+const statuses = {
+  running: (g: GroupListing) => isLive(g),
+  'with failures': (g: GroupListing) => !isLive(g) && g.failed + g.error + g.failedRuns > 0,
+  'all passed': (g: GroupListing) => !isLive(g) && g.failed + g.error + g.failedRuns + g.canceled === 0,
+  canceled: (g: GroupListing) => g.canceled > 0,
+};
+type Status = keyof typeof statuses | '';
 
 export const RunsPage = () => {
   const [runs, setRuns] = useState<GroupListing[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [text, setText] = useState('');
+  const [status, setStatus] = useState<Status>('');
   const [compare, setCompare] = useState<string[]>([]);
   useEffect(() => {
     getJson<{ runs: GroupListing[] }>('/runs').then(
@@ -19,13 +29,22 @@ export const RunsPage = () => {
     return () => events.close();
   }, []);
   if (!runs) return <Loading error={error} />;
-  const shown = runs.filter((r) => !text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text));
+  const shown = runs.filter(
+    (r) =>
+      (!text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text)) && (!status || statuses[status](r)),
+  );
   const toggle = (id: string) => setCompare((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id].slice(-2)));
   return (
     <section>
       <div class="toolbar">
         <h1>Runs</h1>
         <input placeholder="Filter runs…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <select value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)} aria-label="status">
+          <option value="">any status</option>
+          {Object.keys(statuses).map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
         {compare.length === 2 ? (
           <a
             class="button"
