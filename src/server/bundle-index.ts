@@ -9,6 +9,9 @@ import type { JsonObject } from '../records.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { NewRun, RunFinish, Store } from '../store/store.js';
 
+/** The owner the index names for the runs it records (none of them runs here). */
+const indexer = { host: 'bundle', pid: 0, startedAt: 0 };
+
 /** Runs written to the index per transaction. */
 const chunk = 1000;
 
@@ -98,7 +101,13 @@ export const indexBundles = async (resultsDir: string, store: Store): Promise<Bu
       ),
     );
     const at = (iso: string) => Date.parse(iso) || Date.now();
-    for (const { row } of part) await index.finishRun(row.run_id, finishOf(row), at(row.finished_at));
+    // Claimed and finished at the row's own times, so the run shows when it ran, not when it was indexed.
+    await Promise.all(
+      part.map(async ({ row }) => {
+        await index.claimRun(row.run_id, indexer, at(row.started_at));
+        await index.finishRun(row.run_id, finishOf(row), at(row.finished_at));
+      }),
+    );
   }
   return {
     store: index,

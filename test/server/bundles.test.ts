@@ -81,14 +81,16 @@ interface CaseView {
 
 describe('proctor serve: runs only a bundle folder holds', () => {
   it('lists them beside the store runs, with their cases, once each', async () => {
-    const { runs } = await get<{ runs: { groupId: string; total: number; passed: number; cost: unknown }[] }>(
-      '/api/v1/runs',
-    );
+    const { runs } = await get<{
+      runs: { groupId: string; total: number; passed: number; cost: unknown; startedAt: number }[];
+    }>('/api/v1/runs');
     expect(runs.map((r) => r.groupId).sort()).toEqual(['g-ci', 'g-store']);
     expect(runs.find((r) => r.groupId === 'g-ci')).toMatchObject({
       total: 4,
       passed: 2,
       cost: { targetUsd: 2, judgeUsd: null },
+      // When it ran, from its rows, not when the explorer indexed it.
+      startedAt: 1_700_000_000_000,
     });
     expect(runs.find((r) => r.groupId === 'g-store')?.total).toBe(1);
     const page = await get<{ total: number; rows: { caseKey: string }[] }>('/api/v1/runs/g-ci/cases?outcome=failed');

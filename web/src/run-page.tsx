@@ -149,7 +149,7 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
         <div class="card">
           <div class="label">Started · duration</div>
           <div>
-            {when(g.createdAt)} · {duration(g.startedAt ?? g.createdAt, isLive(g) ? null : g.finishedAt)}
+            {when(g.startedAt ?? g.createdAt)} · {duration(g.startedAt ?? g.createdAt, isLive(g) ? null : g.finishedAt)}
           </div>
         </div>
       </div>

@@ -100,7 +100,7 @@ export const RunsPage = () => {
               <td class="num">
                 <PassRate g={g} />
               </td>
-              <td>{when(g.createdAt)}</td>
+              <td>{when(g.startedAt ?? g.createdAt)}</td>
               <td class="num">{duration(g.startedAt ?? g.createdAt, g.queued + g.running ? null : g.finishedAt)}</td>
               <td class="num" data-testid="cost">
                 <Cost cost={g.cost} />
