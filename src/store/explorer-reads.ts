@@ -37,6 +37,8 @@ export interface CaseQuery {
   countless?: boolean;
   /** Newest commit first: a page near the end is read from the end instead of skipping all before it. */
   descending?: boolean;
+  /** Only commits after this one: a reader walking every case pages by `seq` instead of skipping (ascending). */
+  afterSeq?: number;
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
@@ -89,6 +91,7 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 
 const casesWhere = (groupId: string, query: CaseQuery) => (eb: ResultsBuilder) => {
   const parts = [eb('results.groupId', '=', groupId), isLatest(eb)];
+  if (query.afterSeq !== undefined) parts.push(eb('results.seq', '>', query.afterSeq));
   if (query.outcome) parts.push(eb('results.outcome', '=', query.outcome));
   if (query.target) parts.push(eb('results.target', '=', query.target));
   if (query.evalPath) parts.push(eb('results.evalPath', '=', query.evalPath));

@@ -59,6 +59,9 @@ for (const backend of await storeBackends()) {
       expect((await store.queryCases('g1', { offset: 0, limit: 10, q: '1_0' })).total).toBe(0);
       const countless = await store.queryCases('g1', { offset: 0, limit: 1, countless: true });
       expect(countless).toMatchObject({ total: -1, rows: [{ caseKey: 'a' }] });
+      // Walking by seq: the latest attempts after a commit, as compare reads a whole run.
+      const after = await store.queryCases('g1', { offset: 0, limit: 10, afterSeq: countless.rows[0]?.seq as number });
+      expect(after.rows.map((r) => r.caseKey)).toEqual(['b', 'd', 'c']);
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {
