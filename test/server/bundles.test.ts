@@ -95,6 +95,9 @@ describe('proctor serve: runs only a bundle folder holds', () => {
     expect(runs.find((r) => r.groupId === 'g-store')?.total).toBe(1);
     const page = await get<{ total: number; rows: { caseKey: string }[] }>('/api/v1/runs/g-ci/cases?outcome=failed');
     expect(page.rows.map((r) => r.caseKey)).toEqual(['k2', 'k3']);
+    // A store run compares with a bundle run: each side is read where it lives.
+    const { counts } = await get<{ counts: Record<string, number> }>('/api/v1/compare?base=g-store&head=g-ci');
+    expect(counts).toMatchObject({ common: 0, only_in_base: 1, only_in_head: 4 });
   });
 
   it('shows a case from its bundle folder and serves its artifacts by manifest name', async () => {
