@@ -128,8 +128,12 @@ const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
  * follows results by it (result-cursor.ts), since `seq` order is not commit order there.
  */
 const addCommitTxid = async (db: Kysely<Database>): Promise<void> => {
+  // One catalog row, not the whole introspection: every process opening the store asks.
   const has = async (): Promise<boolean> =>
-    (await db.introspection.getTables()).some((t) => t.name === 'results' && t.columns.some((c) => c.name === 'txid'));
+    (
+      await sql`select 1 from information_schema.columns
+        where table_schema = current_schema() and table_name = 'results' and column_name = 'txid'`.execute(db)
+    ).rows.length > 0;
   // Looked up first: the alter takes the table's exclusive lock even when the column is there, and would
   // queue every writer behind any open transaction.
   if (!(await has())) {
