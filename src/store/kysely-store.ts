@@ -1,10 +1,12 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import { type ArtifactHead, type AttemptHead, artifactHead, caseAttemptHeads } from './case-artifacts.js';
 import * as explorer from './explorer-reads.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
+import { type FollowedResult, followResults, resultCursorNow } from './result-cursor.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   CaseResultRecord,
@@ -594,12 +596,12 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.queryCases(this.db, groupId, query));
   }
 
-  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]> {
-    return this.reconnect.run(() => explorer.caseAttempts(this.db, groupId, caseKey));
+  caseAttemptHeads(groupId: string, caseKey: string, chars: number): Promise<AttemptHead[]> {
+    return this.reconnect.run(() => caseAttemptHeads(this.db, groupId, caseKey, chars));
   }
 
-  resultBySeq(seq: number): Promise<StoredResult | undefined> {
-    return this.reconnect.run(() => explorer.resultBySeq(this.db, seq));
+  artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined> {
+    return this.reconnect.run(() => artifactHead(this.db, seq, name, chars));
   }
 
   caseMatrix(groupId: string, limit: number): Promise<explorer.MatrixCell[]> {
@@ -610,7 +612,15 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.caseFacets(this.db, groupId));
   }
 
-  lastResultSeq(groupId: string): Promise<number> {
-    return this.reconnect.run(() => explorer.lastResultSeq(this.db, groupId));
+  groupCost(groupId: string): Promise<explorer.GroupCost> {
+    return this.reconnect.run(() => explorer.groupCost(this.db, groupId));
+  }
+
+  resultCursor(groupId: string): Promise<string> {
+    return this.reconnect.run(() => resultCursorNow(this.db, groupId));
+  }
+
+  followResults(groupId: string, cursor: string, limit: number): Promise<FollowedResult[]> {
+    return this.reconnect.run(() => followResults(this.db, groupId, cursor, limit));
   }
 }
