@@ -35,6 +35,8 @@ export interface RunEvalOptions {
   /** Rows a bundle appended to gained from the store before selecting (its last follower died midway). */
   onCompleted?: (dir: string, rows: number) => void;
   onProgress?: (progress: Progress) => void;
+  /** Something about where the cases execute that the user should know (the queue's Redis may evict jobs). */
+  onWarning?: (message: string) => void;
   /** Whether onProgress wants a full reading now; between them the follower only counts. */
   wantsProgress?: () => boolean;
 }
@@ -59,6 +61,7 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);
+  for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
   const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
@@ -107,7 +110,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
 };
 
 /** `detach`: submits every case and leaves the runs going; refused for a runner whose runs end with this call. */
-const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
+const detachPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<void> => {
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   try {
     if (!runner.detach)
@@ -116,6 +119,7 @@ const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
         undefined,
         'set [runner] kind = "queue" in proctor.toml and start `proctor worker` processes, or drop --detach',
       );
+    for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
     recordGroup(plan.bundleDir, plan.groupId);
     await runner.submitMany(plan.requests.splice(0));
     await runner.detach();
@@ -161,7 +165,7 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     store ??= await openStore(plan.config.store);
     const ran = plan.requests.length;
     if (o.detach) {
-      await detachPlan(plan, store);
+      await detachPlan(plan, o, store);
       return { plan, ran, detached: true };
     }
     return { plan, summary: await runPlan(plan, o, store), ran };

@@ -33,7 +33,12 @@ const jobOf = (ref: JobRef) => ({
 });
 
 export const sendJobs = async (queue: Queue, refs: readonly JobRef[]): Promise<void> => {
-  if (refs.length > 0) await queue.addBulk(refs.map(jobOf));
+  const [only] = refs;
+  // One job (a commit's handed-off slot, the common case) is one script call; addBulk wraps it in MULTI/EXEC.
+  if (refs.length === 1 && only) {
+    const job = jobOf(only);
+    await queue.add(job.name, job.data, job.opts);
+  } else if (refs.length > 0) await queue.addBulk(refs.map(jobOf));
 };
 
 /** A Redis connection as BullMQ needs it: commands wait through a reconnect instead of failing. */

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sq
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import * as explorer from './explorer-reads.js';
+import { errorKindOf, finishColumns } from './finish-columns.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
@@ -27,12 +28,6 @@ import { WriteBatch } from './write-batch.js';
 
 const active = ['QUEUED', 'RUNNING'];
 
-const errorKindOf = (row: JsonObject): string | null => {
-  const error = row.error;
-  return typeof error === 'object' && error !== null && !Array.isArray(error) && typeof error.kind === 'string'
-    ? error.kind
-    : null;
-};
 // PostgreSQL returns bigint columns as strings; SQLite as numbers.
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
@@ -76,16 +71,6 @@ const notQueued = (eb: ExpressionBuilder<Database, 'runs'>) =>
   eb.not(
     eb.exists(eb.selectFrom('queueRuns').select('queueRuns.runId').whereRef('queueRuns.runId', '=', 'runs.runId')),
   );
-
-const finishColumns = (finish: RunFinish, now: number) => ({
-  status: finish.status,
-  outcome: finish.outcome ?? null,
-  score: finish.score ?? null,
-  errorKind: finish.error?.kind ?? null,
-  errorMessage: finish.error?.message ?? null,
-  errorRetryable: finish.error ? (finish.error.retryable ? 1 : 0) : null,
-  finishedAt: now,
-});
 
 // SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
 const insertChunk = 40;
@@ -187,12 +172,14 @@ export class KyselyStore implements Store {
   private readonly hot: ReturnType<typeof hotQueries>;
   private readonly reconnect = new Reconnect();
   private ledger: QueueLedger | undefined;
+  private readonly sqlite: boolean;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {
     this.batch = new WriteBatch(db, this.reconnect);
+    this.sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
     this.hot = hotQueries(db);
   }
 
@@ -265,47 +252,33 @@ export class KyselyStore implements Store {
     });
   }
 
+  /**
+   * A write of one statement (`oneStatement`), which is atomic by itself. SQLite commits it with the others of
+   * its tick (one commit, one sync, for them all); PostgreSQL runs it at once on its own connection, as a batch
+   * there would only add BEGIN and COMMIT round trips and hold the others back to the slowest.
+   */
+  private write(fn: (db: Kysely<Database>) => Promise<boolean>, oneStatement: boolean): Promise<boolean> {
+    return oneStatement && !this.sqlite ? this.reconnect.run(() => fn(this.db)) : this.batch.run(fn);
+  }
+
   queueLedger(): QueueLedger {
-    this.ledger ??= new QueueLedger(this.db);
+    this.ledger ??= new QueueLedger(this.db, this.reconnect);
     return this.ledger;
   }
 
   claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
-    return this.batch.run(async (db) => {
+    return this.write(async (db) => {
       const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
       return Number(result.numAffectedRows) === 1;
-    });
+    }, true);
   }
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batch.run(async (db) => {
-      if (finish.epoch !== undefined && !(await this.holdsEpoch(db, runId, finish.epoch))) return false;
       const finished = await this.finishStatus(db, runId, finish, now);
       if (finished && finish.result) await this.insertResult(db, runId, finish.result, now);
       return finished;
     });
-  }
-
-  /**
-   * A queue run's commit: ends its dispatch if `epoch` is still the current claim, else counts the execution
-   * superseded. In the commit's transaction, so a claim racing it either bumps the epoch first (and this is
-   * refused) or waits and finds the run terminal.
-   */
-  private async holdsEpoch(db: Kysely<Database>, runId: string, epoch: number): Promise<boolean> {
-    const held = await db
-      .updateTable('queueRuns')
-      .set({ state: 'done', leaseUntil: null })
-      .where('runId', '=', runId)
-      .where('epoch', '=', epoch)
-      .where('state', '=', 'dispatched')
-      .executeTakeFirst();
-    if (Number(held.numUpdatedRows) === 1) return true;
-    await db
-      .updateTable('queueRuns')
-      .set((eb) => ({ superseded: eb('superseded', '+', 1) }))
-      .where('runId', '=', runId)
-      .execute();
-    return false;
   }
 
   private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
@@ -433,7 +406,7 @@ export class KyselyStore implements Store {
   }
 
   appendJournal(entry: JournalEntry): Promise<boolean> {
-    return this.batch.run(async (db) => {
+    return this.write(async (db) => {
       const result = await this.hot.journal(
         db,
         entry.instanceId,
@@ -445,7 +418,7 @@ export class KyselyStore implements Store {
         entry.createdAt,
       );
       return Number(result.numAffectedRows) === 1;
-    });
+    }, true);
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {
@@ -463,14 +436,14 @@ export class KyselyStore implements Store {
   }
 
   async heartbeat(owner: RunOwner, now: number): Promise<void> {
-    await this.batch.run(async (db) => {
+    await this.write(async (db) => {
       await db.updateTable('runs').set({ seenAt: now }).where('status', 'in', active).where(ownedBy(owner)).execute();
       return true;
-    });
+    }, true);
   }
 
   requestCancel(runId: string, now: number): Promise<boolean> {
-    return this.batch.run(async (db) => {
+    return this.write(async (db) => {
       const result = await db
         .updateTable('runs')
         .set((eb) => ({ cancelRequestedAt: eb.fn.coalesce('cancelRequestedAt', eb.val(now)) }))
@@ -478,7 +451,7 @@ export class KyselyStore implements Store {
         .where('status', 'in', active)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
-    });
+    }, true);
   }
 
   async cancelRequested(owner: RunOwner): Promise<string[]> {
@@ -550,12 +523,8 @@ export class KyselyStore implements Store {
     );
   }
 
-  private isSqlite(): boolean {
-    return this.db.getExecutor().adapter instanceof SqliteAdapter;
-  }
-
   async sizeBytes(): Promise<number> {
-    if (this.isSqlite()) {
+    if (this.sqlite) {
       const { rows } = await sql<{ bytes: number }>`
         select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`.execute(this.db);
       return Number(rows[0]?.bytes ?? 0);
@@ -569,7 +538,7 @@ export class KyselyStore implements Store {
 
   async compact(): Promise<void> {
     // PostgreSQL reuses freed space by itself (autovacuum); SQLite keeps its file's size until told.
-    if (this.isSqlite()) await sql`vacuum`.execute(this.db);
+    if (this.sqlite) await sql`vacuum`.execute(this.db);
   }
 
   async close(): Promise<void> {
