@@ -25,6 +25,7 @@ const jobOf = (ref: JobRef) => ({
   data: { v: 1, runId: ref.runId } satisfies JobData,
   opts: {
     jobId: jobIdOf(ref),
+    priority: ref.priority,
     attempts: 3,
     backoff: { type: 'exponential', delay: 1000 },
     removeOnComplete: true,

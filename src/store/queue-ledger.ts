@@ -14,11 +14,21 @@ export interface DispatchCandidate {
   limits: Limit[];
 }
 
-/** A run's job: its id derives from the run and its dispatch number, so a released run gets a fresh job. */
+/**
+ * A run's job: its id derives from the run and its dispatch number, so a released run gets a fresh job. Its
+ * `priority` (lowest first) is 1 + how many of its group's runs were executing when it was sent: a free slot
+ * goes to the run with the fewest cases executing, so runs share the fleet evenly whatever their
+ * max_concurrency, and a run that asked for more than the fleet has queues its excess behind the others.
+ */
 export interface JobRef {
   runId: string;
   dispatches: number;
+  priority: number;
 }
+
+// BullMQ's highest priority number.
+const maxPriority = 2 ** 21;
+const priorityOf = (executing: number): number => Math.min(executing + 1, maxPriority);
 
 /** What a worker executes a claimed run from: its runs row and instance, read by the claim itself. */
 export interface ClaimedRun {
@@ -86,8 +96,9 @@ export class QueueLedger {
   ): Promise<JobRef[]> {
     return this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`proctor-dispatch:${pool}`}))`.execute(trx);
-      const held = await sql<{ limits: string }>`
-        select q.limits as limits from queue_runs q join runs r on r.run_id = q.run_id
+      const held = await sql<{ limits: string; grp: string; claimed: boolean }>`
+        select q.limits as limits, q.group_id as grp, q.lease_until is not null as claimed
+          from queue_runs q join runs r on r.run_id = q.run_id
          where q.pool = ${pool} and q.state = 'dispatched' and r.status in ${active}`.execute(trx);
       const waiting = await sql<{ id: string; grp: string; limits: string }>`
         select id, grp, limits from (
@@ -105,7 +116,17 @@ export class QueueLedger {
         update queue_runs set state = 'dispatched', dispatched_at = ${now}, dispatches = dispatches + 1
          where run_id = any(${picked.map((p) => p.runId)}) and state = 'queued'
          returning run_id as id, dispatches as n`.execute(trx);
-      return sent.rows.map((r) => ({ runId: r.id, dispatches: num(r.n) }));
+      const dispatches = new Map(sent.rows.map((r) => [r.id, num(r.n)]));
+      // Counted as if each job sent before it in the group were executing already.
+      const executing = new Map<string, number>();
+      for (const r of held.rows) if (r.claimed) executing.set(r.grp, (executing.get(r.grp) ?? 0) + 1);
+      return picked.flatMap((p) => {
+        const n = dispatches.get(p.runId);
+        if (n === undefined) return [];
+        const ahead = executing.get(p.groupId) ?? 0;
+        executing.set(p.groupId, ahead + 1);
+        return [{ runId: p.runId, dispatches: n, priority: priorityOf(ahead) }];
+      });
     });
   }
 
@@ -178,7 +199,7 @@ export class QueueLedger {
   commit(runId: string, epoch: number, finish: RunFinish, now: number): Promise<Commit> {
     const c = finishColumns(finish, now);
     const r = finish.result;
-    const committing = sql<{ finished: string; next: string | null; n: number | null }>`
+    const committing = sql<{ finished: string; next: string | null; n: number | null; executing: string }>`
       with fence as (
         update queue_runs set state = 'done', lease_until = null
          where run_id = ${runId} and epoch = ${epoch} and state = 'dispatched'
@@ -211,12 +232,18 @@ export class QueueLedger {
         update queue_runs q set state = 'dispatched', dispatched_at = ${now}, dispatches = q.dispatches + 1
           from nxt where q.run_id = nxt.run_id
         returning q.run_id, q.dispatches)
-      select (select count(*) from fin) as finished, handed.run_id as next, handed.dispatches as n
+      select (select count(*) from fin) as finished, handed.run_id as next, handed.dispatches as n,
+             (select count(*) from queue_runs c join fence f on c.group_id = f.group_id
+               where c.state = 'dispatched' and c.lease_until is not null and c.run_id <> ${runId}) as executing
         from (select 1) one left join handed on true`;
     return this.reconnect.run(async () => {
       const row = (await committing.execute(this.db)).rows[0];
       const committed = num(row?.finished) === 1;
-      return committed && row?.next ? { committed, next: { runId: row.next, dispatches: num(row.n) } } : { committed };
+      if (!committed || !row?.next) return { committed };
+      return {
+        committed,
+        next: { runId: row.next, dispatches: num(row.n), priority: priorityOf(num(row.executing)) },
+      };
     });
   }
 
@@ -289,7 +316,8 @@ export class QueueLedger {
        where q.pool = ${pool} and q.state = 'dispatched'
          and ((r.status = 'QUEUED' and q.dispatched_at < ${before})
            or (r.status = 'RUNNING' and q.lease_until < ${before}))`.execute(this.db);
-    return rows.rows.map((r) => ({ runId: r.id, dispatches: num(r.n) }));
+    // First in line: they have waited longest.
+    return rows.rows.map((r) => ({ runId: r.id, dispatches: num(r.n), priority: 1 }));
   }
 
   /** Cancels those of `runIds` no worker holds a live lease on; returns them. The rest are their workers' to stop. */

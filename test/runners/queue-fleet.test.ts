@@ -94,6 +94,51 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     expect(executions.every((e) => e.executions === 1 && e.superseded === 0)).toBe(true);
   });
 
+  it("shares the fleet between two runs: the second's cases go ahead of the first's excess, and neither stops", async () => {
+    server.reset();
+    const tag = `fair${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          Array.from({ length: 30 }, (_, i) => `${tag}-a-${i}`),
+        ),
+        'b.eval.yaml': evalFile(
+          [target('b')],
+          Array.from({ length: 3 }, (_, i) => `${tag}-b-${i}`),
+        ),
+      },
+    });
+    // Two slots in all; the first run asks for more than the fleet has.
+    await fleet(project, 1, ['--concurrency', '2']);
+    const first = startCli(['eval', 'run', 'a.eval.yaml', '-j', '6', '-o', 'first'], {
+      cwd: project.dir,
+      timeoutMs: 90_000,
+    });
+    await eventually(async () => (requestsFor(`${tag}-a-`).length > 0 ? true : undefined));
+    const second = await runCli(['eval', 'run', 'b.eval.yaml', '-j', '2', '-o', 'second'], {
+      cwd: project.dir,
+      timeoutMs: 90_000,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    const done = await first.done;
+    expect(done.code, done.stderr).toBe(0);
+    const starts = (part: string) => requestsFor(`${tag}-${part}-`).map((r) => r.at);
+    expect(starts('a')).toHaveLength(30);
+    expect(starts('b')).toHaveLength(3);
+    const [{ submitted }] = (await query<{ submitted: string }>(
+      `select min(r.created_at) as submitted from runs r join instances i on i.instance_id = r.instance_id
+        where i.spec like '%${tag}-b-%'`,
+    )) as [{ submitted: string }];
+    const [bFirst, bLast] = [Math.min(...starts('b')), Math.max(...starts('b'))];
+    // The first run's four jobs beyond the fleet's two slots do not go ahead of the second run's: at most the
+    // cases already being fetched start between its submit and its first case.
+    expect(starts('a').filter((at) => at > Number(submitted) && at < bFirst).length).toBeLessThanOrEqual(2);
+    // And the first run is not stopped meanwhile: one of its cases starts while the second's are running.
+    expect(starts('a').some((at) => at > bFirst && at <= bLast)).toBe(true);
+  });
+
   /** The run executing the case whose prompt holds `text`, as the store has it now. */
   const runFor = async (text: string) => {
     const [run] = await query<{ run_id: string; status: string; pid: number | null }>(
