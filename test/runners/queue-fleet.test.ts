@@ -1,7 +1,7 @@
 // The queue runner end to end: `eval run` as the follower, `proctor worker` child processes, real Redis and
 // PostgreSQL, the fake model over HTTP. Leases and stalled checks are a few seconds so failover is quick.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, runCli, startCli } from '../support/cli.js';
+import { type CliProcess, runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { tempProject } from '../support/project.js';
@@ -320,6 +320,40 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     const { run_id: runId } = await runFor(`${tag}-x`);
     expect(await executionsOf(runId)).toMatchObject({ executions: 2, superseded: 0 });
     expect(rows(project.read('out/index.jsonl'))).toHaveLength(1);
+  });
+
+  it('drains on SIGTERM with time to spare: the case finishes there, exit 143; a second signal exits at once', async () => {
+    server.reset();
+    const tag = `finish${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:1500]]`]),
+        'b.eval.yaml': evalFile([target('a')], [`${tag}-y [[latency:20000]]`]),
+      },
+    });
+    const [worker] = await fleet(project, 1);
+    const follower = startCli(['eval', 'run', 'a.eval.yaml', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    worker?.child.kill('SIGTERM');
+    const exited = await worker?.done;
+    expect(exited?.code, exited?.stderr).toBe(143);
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(requestsFor(`${tag}-x`)).toHaveLength(1);
+    expect(await executionsOf((await runFor(`${tag}-x`)).run_id)).toEqual({ epoch: 1, executions: 1, superseded: 0 });
+
+    const [again] = await fleet(project, 1);
+    const slow = startCli(['eval', 'run', 'b.eval.yaml', '-o', 'slow'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-y`).length === 1 ? true : undefined));
+    again?.child.kill('SIGTERM');
+    await waitFor(() => again?.stderr().includes('draining') ?? false);
+    const secondAt = Date.now();
+    again?.child.kill('SIGTERM');
+    const gone = await again?.done;
+    expect(gone?.code).toBe(143);
+    expect(Date.now() - secondAt).toBeLessThan(1500);
+    slow.child.kill('SIGKILL');
   });
 
   it('detaches (prints the run id, exit 0) and `runs follow` re-attaches until the run ends', async () => {
