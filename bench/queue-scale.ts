@@ -11,6 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cli, startFakeServer, timeProctor } from './support.js';
 
@@ -42,6 +44,18 @@ const lobby = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
     return await fn(client);
   } finally {
     await client.end();
+  }
+};
+
+/** Removes the bench pool's keys from Redis (its queue's id counter and event stream would stay forever). */
+const dropPool = async (pool: string): Promise<void> => {
+  const redis = new Redis(values.redis, { maxRetriesPerRequest: null });
+  const queue = new Queue(`proctor-${pool}`, { connection: redis });
+  try {
+    await queue.obliterate({ force: true });
+  } finally {
+    await queue.close();
+    redis.disconnect();
   }
 };
 
@@ -102,6 +116,7 @@ try {
       for (const w of workers) w.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
       await lobby((c) => c.query(`drop database if exists ${db} with (force)`));
+      await dropPool(db);
     }
   }
 } finally {
