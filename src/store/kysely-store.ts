@@ -172,14 +172,12 @@ export class KyselyStore implements Store {
   private readonly hot: ReturnType<typeof hotQueries>;
   private readonly reconnect = new Reconnect();
   private ledger: QueueLedger | undefined;
-  private readonly sqlite: boolean;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {
     this.batch = new WriteBatch(db, this.reconnect);
-    this.sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
     this.hot = hotQueries(db);
   }
 
@@ -252,22 +250,13 @@ export class KyselyStore implements Store {
     });
   }
 
-  /**
-   * A write of one statement (`oneStatement`), which is atomic by itself. SQLite commits it with the others of
-   * its tick (one commit, one sync, for them all); PostgreSQL runs it at once on its own connection, as a batch
-   * there would only add BEGIN and COMMIT round trips and hold the others back to the slowest.
-   */
-  private write(fn: (db: Kysely<Database>) => Promise<boolean>, oneStatement: boolean): Promise<boolean> {
-    return oneStatement && !this.sqlite ? this.reconnect.run(() => fn(this.db)) : this.batch.run(fn);
-  }
-
   queueLedger(): QueueLedger {
     this.ledger ??= new QueueLedger(this.db, this.reconnect);
     return this.ledger;
   }
 
   claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
-    return this.write(async (db) => {
+    return this.batch.run(async (db) => {
       const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
       return Number(result.numAffectedRows) === 1;
     }, true);
@@ -406,7 +395,7 @@ export class KyselyStore implements Store {
   }
 
   appendJournal(entry: JournalEntry): Promise<boolean> {
-    return this.write(async (db) => {
+    return this.batch.run(async (db) => {
       const result = await this.hot.journal(
         db,
         entry.instanceId,
@@ -436,14 +425,14 @@ export class KyselyStore implements Store {
   }
 
   async heartbeat(owner: RunOwner, now: number): Promise<void> {
-    await this.write(async (db) => {
+    await this.batch.run(async (db) => {
       await db.updateTable('runs').set({ seenAt: now }).where('status', 'in', active).where(ownedBy(owner)).execute();
       return true;
     }, true);
   }
 
   requestCancel(runId: string, now: number): Promise<boolean> {
-    return this.write(async (db) => {
+    return this.batch.run(async (db) => {
       const result = await db
         .updateTable('runs')
         .set((eb) => ({ cancelRequestedAt: eb.fn.coalesce('cancelRequestedAt', eb.val(now)) }))
@@ -523,8 +512,12 @@ export class KyselyStore implements Store {
     );
   }
 
+  private isSqlite(): boolean {
+    return this.db.getExecutor().adapter instanceof SqliteAdapter;
+  }
+
   async sizeBytes(): Promise<number> {
-    if (this.sqlite) {
+    if (this.isSqlite()) {
       const { rows } = await sql<{ bytes: number }>`
         select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`.execute(this.db);
       return Number(rows[0]?.bytes ?? 0);
@@ -538,7 +531,7 @@ export class KyselyStore implements Store {
 
   async compact(): Promise<void> {
     // PostgreSQL reuses freed space by itself (autovacuum); SQLite keeps its file's size until told.
-    if (this.sqlite) await sql`vacuum`.execute(this.db);
+    if (this.isSqlite()) await sql`vacuum`.execute(this.db);
   }
 
   async close(): Promise<void> {
