@@ -255,6 +255,13 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .on('queue_runs')
     .columns(['pool', 'state', 'created_at'])
     .execute();
+  // A commit hands its slot to its group's oldest queued run: found by this index, not by scanning the pool.
+  await db.schema
+    .createIndex('queue_runs_group')
+    .ifNotExists()
+    .on('queue_runs')
+    .columns(['group_id', 'state', 'created_at', 'run_id'])
+    .execute();
   await db.schema.createIndex('results_group').ifNotExists().on('results').columns(['group_id', 'seq']).execute();
   if (dialect === 'postgres') await addCommitTxid(db);
   // The explorer's case table keeps only each key's latest attempt (a probe by key); its filters, counts and

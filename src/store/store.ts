@@ -137,11 +137,6 @@ export interface RunFinish {
   error?: ErrorRecord;
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
-  /**
-   * A queue run's claim epoch: the commit is refused (and counted superseded) unless it is still the current
-   * one, so of two executions of one run exactly one result is committed.
-   */
-  epoch?: number;
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
