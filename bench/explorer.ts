@@ -53,6 +53,7 @@ try {
     ['cases, error kind filter', '/api/v1/runs/big/cases?error_kind=timeout&limit=200'],
     ['cases, text query', '/api/v1/runs/big/cases?q=needle-4242&limit=200'],
     ['matrix', '/api/v1/runs/big/matrix'],
+    ['run cost (target | judge)', '/api/v1/runs/big/cost'],
     ['case page', '/api/v1/runs/big/cases/k004242'],
   ];
   for (const [name, path] of requests) {

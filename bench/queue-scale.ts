@@ -3,12 +3,16 @@
 //   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4]
 // Prints wall ÷ ideal (ideal = cases × latency ÷ (workers × 10)) and the CPU per case summed over the follower
 // and every worker (dispatch, claim, commit and the engine's own per-case work). Goals: ≤ 1.3×, ≤ 2 ms.
+// `over_local` is that CPU less what the local runner spends per case on the same eval (SQLite, one process,
+// measured first): the part the queue adds. PostgreSQL's and Redis's own CPU is not counted.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cli, startFakeServer, timeProctor } from './support.js';
 
@@ -43,6 +47,18 @@ const lobby = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
   }
 };
 
+/** Removes the bench pool's keys from Redis (its queue's id counter and event stream would stay forever). */
+const dropPool = async (pool: string): Promise<void> => {
+  const redis = new Redis(values.redis, { maxRetriesPerRequest: null });
+  const queue = new Queue(`proctor-${pool}`, { connection: redis });
+  try {
+    await queue.obliterate({ force: true });
+  } finally {
+    await queue.close();
+    redis.disconnect();
+  }
+};
+
 const evalText = (url: string): string => `
 targets: [{ label: fake, kind: openai, base_url: "${url}", model: fake, api_key: k }]
 prompts: ["{{ q }}"]
@@ -52,8 +68,20 @@ ${Array.from({ length: cases }, (_, i) => `  - { id: t${i}, vars: { q: "q${i}" }
 `;
 
 const server = await startFakeServer(latencyMs);
-const rows: string[] = ['workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  exit'];
+const rows: string[] = ['workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  exit'];
 try {
+  const local = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-local-'));
+  let localMsPerCase: number;
+  try {
+    writeFileSync(join(local, 'bench.eval.yaml'), evalText(server.url));
+    // As many at once as the largest fleet, so it takes seconds, not minutes.
+    const widest = Math.max(...values.workers.split(',').map(Number)) * perWorker;
+    const run = await timeProctor(local, ['eval', 'run', '-q', '-j', String(widest), '-o', 'out']);
+    localMsPerCase = (run.cpuS * 1000) / cases;
+    process.stderr.write(`local runner: ${localMsPerCase.toFixed(2)} ms CPU per case\n`);
+  } finally {
+    rmSync(local, { recursive: true, force: true });
+  }
   for (const n of values.workers.split(',').map(Number)) {
     const db = `proctor_bench_${randomBytes(5).toString('hex')}`;
     await lobby((c) => c.query(`create database ${db}`));
@@ -81,13 +109,14 @@ try {
       const ideal = (cases * latencyMs) / 1000 / (n * perWorker);
       const cpuMsPerCase = ((run.cpuS + workerCpu) * 1000) / cases;
       rows.push(
-        `${String(n).padStart(7)}  ${run.wallS.toFixed(1).padStart(6)}  ${ideal.toFixed(1).padStart(7)}  ${(run.wallS / ideal).toFixed(2).padStart(10)}  ${cpuMsPerCase.toFixed(2).padStart(11)}  ${run.code}`,
+        `${String(n).padStart(7)}  ${run.wallS.toFixed(1).padStart(6)}  ${ideal.toFixed(1).padStart(7)}  ${(run.wallS / ideal).toFixed(2).padStart(10)}  ${cpuMsPerCase.toFixed(2).padStart(11)}  ${(cpuMsPerCase - localMsPerCase).toFixed(2).padStart(10)}  ${run.code}`,
       );
       process.stderr.write(`${rows.at(-1)}\n`);
     } finally {
       for (const w of workers) w.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
       await lobby((c) => c.query(`drop database if exists ${db} with (force)`));
+      await dropPool(db);
     }
   }
 } finally {

@@ -38,6 +38,8 @@ export interface RunEvalOptions {
   /** Rows a bundle appended to gained from the store before selecting (its last follower died midway). */
   onCompleted?: (dir: string, rows: number) => void;
   onProgress?: (progress: Progress) => void;
+  /** Something about where the cases execute that the user should know (the queue's Redis may evict jobs). */
+  onWarning?: (message: string) => void;
   /** Whether onProgress wants a full reading now; between them the follower only counts. */
   wantsProgress?: () => boolean;
   /** Given the bundle's latest rows by the pass that writes its summary: a report needs no pass of its own. */
@@ -64,6 +66,7 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);
+  for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
   const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
@@ -128,7 +131,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
 const withBudget = (plan: EvalRunPlan): plan is EvalRunPlan & { budgetUsd: number } => plan.budgetUsd !== undefined;
 
 /** `detach`: submits every case and leaves the runs going; refused for a runner whose runs end with this call. */
-const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
+const detachPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<void> => {
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   try {
     if (!runner.detach)
@@ -137,6 +140,7 @@ const detachPlan = async (plan: EvalRunPlan, store: Store): Promise<void> => {
         undefined,
         'set [runner] kind = "queue" in proctor.toml and start `proctor worker` processes, or drop --detach',
       );
+    for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
     recordGroup(plan.bundleDir, plan.groupId);
     const chunk = submitWindow(plan.maxConcurrency);
     for (let batch = plan.requests.take(chunk); batch.length > 0; batch = plan.requests.take(chunk))
@@ -190,7 +194,7 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     store ??= await openStore(plan.config.store);
     const ran = plan.requests.size;
     if (o.detach) {
-      await detachPlan(plan, store);
+      await detachPlan(plan, o, store);
       return { plan, ran, detached: true };
     }
     return { plan, summary: await runPlan(plan, o, store), ran };

@@ -23,6 +23,8 @@ export interface RunTaskOptions {
   /** Stops the runs (queued ones canceled, running ones aborted); while `--keep` holds, ends the hold. */
   signal?: AbortSignal;
   onSubmitted?: (plan: TaskRunPlan, submitted: readonly Submitted[]) => void;
+  /** Something about where the runs execute that the user should know (the queue's Redis may evict jobs). */
+  onWarning?: (message: string) => void;
   onEvent?: (event: TaskRunEvent) => void;
   /** A run's export to `outputDir`: where it went, or why it could not be written. */
   onExport?: (runId: string, dir: string, failure?: string) => void;
@@ -86,6 +88,7 @@ export const runTask = async (o: RunTaskOptions): Promise<RunTaskResult> => {
   const runner = openRunner(plan.config.runner, store, plan.requests.length, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);
   try {
+    for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
     const submitted = await runner.submitMany(plan.requests);
     o.onSubmitted?.(plan, submitted);
     let runs: RunRecord[];

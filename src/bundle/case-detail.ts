@@ -28,8 +28,8 @@ const toReason = (value: unknown): GraderReason | undefined => {
   };
 };
 
-/** The grader results of every step that graded (a verify step's output holds `results`). */
-const reasonsOf = (steps: unknown): GraderReason[] => {
+/** The grader results of every step that graded (a verify step's output holds `results`), or journal entry. */
+export const reasonsOf = (steps: unknown): GraderReason[] => {
   if (!Array.isArray(steps)) return [];
   return steps.flatMap((step: unknown) => {
     const results = isObject(step) && isObject(step.output) ? step.output.results : undefined;
@@ -55,12 +55,16 @@ export const readCaseDetail = (dir: string, row: IndexRow): CaseDetail => {
   }
 };
 
+/** The detail a parsed `result.json` holds; none when it is not what the engine writes. */
+export const caseDetailOf = (value: unknown): CaseDetail =>
+  isObject(value)
+    ? { output: typeof value.output === 'string' ? value.output : undefined, reasons: reasonsOf(value.steps) }
+    : none;
+
 /** The detail a `result.json` text holds; none when it is not the JSON the engine writes. */
 export const parseCaseDetail = (text: string): CaseDetail => {
   try {
-    const value: unknown = JSON.parse(text);
-    if (!isObject(value)) return none;
-    return { output: typeof value.output === 'string' ? value.output : undefined, reasons: reasonsOf(value.steps) };
+    return caseDetailOf(JSON.parse(text));
   } catch {
     return none;
   }

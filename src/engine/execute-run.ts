@@ -1,5 +1,5 @@
 import { toErrorRecord } from '../errors.js';
-import type { RunOwner, Store, TerminalStatus } from '../store/store.js';
+import type { RunFinish, RunOwner, Store, TerminalStatus } from '../store/store.js';
 import { withCaseCassette } from './cassette-scope.js';
 import { replay } from './context.js';
 import type { ProjectFiles } from './project-files.js';
@@ -18,10 +18,10 @@ export interface ExecuteEnv {
   /** The runner created this instance itself and nothing else executes it: its journal is known empty. */
   freshInstance?: boolean;
   /**
-   * The runner claimed the run itself (a queue worker) under this epoch: the commit holds it, so a run that
-   * another worker has taken over meanwhile is not committed twice.
+   * The runner claimed the run itself (a queue worker) and ends it through this, under its claim: a run another
+   * worker has taken over meanwhile is not committed twice. False: the end was refused.
    */
-  epoch?: number;
+  commit?: (runId: string, finish: RunFinish, now: number) => Promise<boolean>;
   /** Checks a case's project files against its submit-time hashes (a worker in its own checkout). */
   projectFiles?: ProjectFiles;
 }
@@ -46,8 +46,8 @@ const withCassette = <T>(req: RunRequest, env: ExecuteEnv, fn: () => Promise<T>)
  */
 export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<TerminalStatus | undefined> => {
   const startedAt = Date.now();
-  const fence = env.epoch === undefined ? {} : { epoch: env.epoch };
-  if (env.epoch === undefined && !(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
+  const commit = env.commit ?? ((runId, finish, now) => env.store.finishRun(runId, finish, now));
+  if (!env.commit && !(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
   try {
     // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
     const journal = env.freshInstance ? [] : await env.store.readJournal(req.instanceId);
@@ -71,16 +71,15 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
           outcome: taskOutcome(result),
           ...(result.error ? { error: result.error } : {}),
         };
-    return (await env.store.finishRun(req.runId, { ...finish, ...fence }, Date.now())) ? finish.status : undefined;
+    return (await commit(req.runId, finish, Date.now())) ? finish.status : undefined;
   } catch (error) {
-    await env.store.finishRun(
+    await commit(
       req.runId,
       // Rare (the store failed): worth the run's secrets computed a second time.
       {
         status: 'FAILED',
         outcome: 'error',
         error: redact(toErrorRecord(error), env.services.secrets(req)),
-        ...fence,
       },
       Date.now(),
     );

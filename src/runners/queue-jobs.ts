@@ -26,6 +26,7 @@ const jobOf = (ref: JobRef) => ({
   data: { v: 1, runId: ref.runId } satisfies JobData,
   opts: {
     jobId: jobIdOf(ref),
+    priority: ref.priority,
     attempts: 3,
     backoff: { type: 'exponential', delay: 1000 },
     removeOnComplete: true,
@@ -34,7 +35,12 @@ const jobOf = (ref: JobRef) => ({
 });
 
 export const sendJobs = async (queue: Queue, refs: readonly JobRef[]): Promise<void> => {
-  if (refs.length > 0) await queue.addBulk(refs.map(jobOf));
+  const [only] = refs;
+  // One job (a commit's handed-off slot, the common case) is one script call; addBulk wraps it in MULTI/EXEC.
+  if (refs.length === 1 && only) {
+    const job = jobOf(only);
+    await queue.add(job.name, job.data, job.opts);
+  } else if (refs.length > 0) await queue.addBulk(refs.map(jobOf));
 };
 
 /** A Redis connection as BullMQ needs it: commands wait through a reconnect instead of failing. */

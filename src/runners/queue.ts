@@ -9,6 +9,7 @@ import { sleep } from '../sleep.js';
 import { isTerminal, type RunRecord, type Store } from '../store/store.js';
 import type { RunnerKindDef } from './kind.js';
 import { connectRedis, dispatch, openQueue, readRateLimits } from './queue-jobs.js';
+import { evictionWarning } from './redis-policy.js';
 import type { RateLimited, Runner, SubmitRequest, Submitted } from './runner.js';
 
 const queueConfig = z
@@ -113,6 +114,12 @@ export class QueueRunner implements Runner {
         await dispatch(this.store.queueLedger(), queue, this.config.pool);
       })
       .catch(() => {});
+  }
+
+  async warnings(): Promise<string[]> {
+    const { redis } = await this.connect();
+    const warning = await evictionWarning(redis, this.config.redis);
+    return warning ? [warning] : [];
   }
 
   status(runId: string): Promise<RunRecord | undefined> {

@@ -38,6 +38,8 @@ export interface Runner {
   start(): Promise<void>;
   /** Cancels this runner's runs and waits a bounded time for their teardown; safe to call twice. */
   stop(): Promise<void>;
+  /** What the user should know about where runs will execute (a Redis that may evict jobs), before submitting. */
+  warnings?(): Promise<string[]>;
   /**
    * Lets go of the runs submitted so far without canceling them, and disconnects: only a runner whose runs
    * execute elsewhere (the queue) has it, so `eval run --detach` can end while they go on.

@@ -4,6 +4,7 @@ import { executeRun, released } from '../engine/execute-run.js';
 import { ProjectFiles } from '../engine/project-files.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
+import type { ClaimedRun, JobRef } from '../store/queue-ledger.js';
 import type { Store } from '../store/store.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
 import { currentOwner } from './owner.js';
@@ -17,6 +18,21 @@ import {
   queueName,
   sendJobs,
 } from './queue-jobs.js';
+import { evictionWarning } from './redis-policy.js';
+
+/** The run as its submitter gave it, from the claim alone: `${ENV}` in its targets resolves from this process. */
+const requestOf = (runId: string, run: ClaimedRun, work: QueuedRequest): RunRequest => ({
+  runId,
+  groupId: run.groupId,
+  instanceId: run.instanceId,
+  task: run.spec as unknown as RunRequest['task'],
+  context: run.context,
+  retries: work.retries,
+  metadata: run.metadata,
+  ...(run.target !== null ? { target: run.target } : {}),
+  ...(work.case ? { case: work.case } : {}),
+  ...(run.startStep !== null ? { startStep: run.startStep } : {}),
+});
 
 interface Running {
   epoch: number;
@@ -67,11 +83,15 @@ export class QueueWorker {
     this.services = new Services(env, { owner: this.owner, maxSlots: config.concurrency, projectRoot });
   }
 
-  /** Starts taking jobs; resolves when the worker has drained or lost Redis for good. */
-  async run(): Promise<WorkerEnd> {
+  /**
+   * Starts taking jobs (`ready` once it does; `warn` if its Redis may evict jobs); resolves when the worker has
+   * drained or lost Redis for good.
+   */
+  async run(events: { ready?: () => void; warn?: (message: string) => void } = {}): Promise<WorkerEnd> {
     const { Worker } = await import('bullmq');
     this.redis = await connectRedis(this.config.redis);
     this.queue = await openQueue(this.config.pool, this.redis);
+    void evictionWarning(this.redis, this.config.redis).then((warning) => warning && events.warn?.(warning));
     const ended = new Promise<WorkerEnd>((resolve) => {
       this.end = resolve;
     });
@@ -84,6 +104,7 @@ export class QueueWorker {
     });
     this.worker.on('error', () => {});
     this.timer = setInterval(() => void this.tick(), tickMs);
+    events.ready?.();
     return ended;
   }
 
@@ -98,43 +119,31 @@ export class QueueWorker {
       await job.moveToDelayed(claim.untilMs + 100, token);
       throw new DelayedError();
     }
-    const request = await this.requestOf(runId, claim.work as unknown as QueuedRequest);
     const controller = new AbortController();
     if (claim.cancelRequested) controller.abort();
     this.running.set(runId, { epoch: claim.epoch, controller });
+    let next: JobRef | undefined;
     try {
-      await executeRun(request, {
+      await executeRun(requestOf(runId, claim.run, claim.work as unknown as QueuedRequest), {
         store: this.store,
         services: this.services,
         owner: this.owner,
         signal: controller.signal,
-        epoch: claim.epoch,
+        freshInstance: claim.run.first,
+        commit: async (id, finish, now) => {
+          const done = await ledger.commit(id, claim.epoch, finish, now);
+          next = done.next;
+          return done.committed;
+        },
         projectFiles: this.projectFiles,
       });
     } finally {
       this.running.delete(runId);
     }
-    void this.dispatchNow();
+    // Sent before this job completes, so BullMQ's completion fetches it (or another) in the same call.
+    if (next && this.queue) await sendJobs(this.queue, [next]).catch(() => {});
+    else void this.dispatchNow();
     return controller.signal.reason === released ? 'released' : 'done';
-  }
-
-  /** The run as its submitter gave it, from the store alone: `${ENV}` in its targets resolves from this process. */
-  private async requestOf(runId: string, work: QueuedRequest): Promise<RunRequest> {
-    const run = await this.store.getRun(runId);
-    const instance = run && (await this.store.getInstance(run.instanceId));
-    if (!run || !instance) throw new Error(`run ${runId} is not in the store`);
-    return {
-      runId,
-      groupId: run.groupId,
-      instanceId: run.instanceId,
-      task: instance.spec as unknown as RunRequest['task'],
-      context: instance.context,
-      retries: work.retries,
-      metadata: run.metadata,
-      ...(run.target !== null ? { target: run.target } : {}),
-      ...(work.case ? { case: work.case } : {}),
-      ...(instance.startStep !== null ? { startStep: instance.startStep } : {}),
-    };
   }
 
   /**

@@ -1,19 +1,25 @@
 import { Hono } from 'hono';
+import { artifactFiles, caseFolder, readArtifactHead } from '../bundle/artifact-files.js';
 import type { Env } from '../plan/env.js';
 import type { ProjectConfig } from '../plan/spec.js';
 import { cancelRun } from '../runners/cancel-run.js';
 import { openRunner } from '../runners/open.js';
 import { configuredLeaseMs } from '../runners/registry.js';
+import { isResultCursor } from '../store/result-cursor.js';
 import { isTerminal, type Store } from '../store/store.js';
-import { attemptView } from './case-view.js';
+import { artifactResponse } from './artifact-response.js';
+import type { BundleIndex } from './bundle-index.js';
+import { attemptView, clip, resultHeadChars } from './case-view.js';
 import { compareGroups } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
+import { Sources } from './sources.js';
 import { startEvalRun } from './start-run.js';
-import { Summaries } from './summaries.js';
 
 export interface ApiDeps {
   store: Store;
+  /** Runs only bundle folders hold, indexed at start. */
+  bundles?: BundleIndex;
   config: ProjectConfig;
   env: Env;
   events: EventOptions;
@@ -28,30 +34,44 @@ const intParam = (value: string | undefined, fallback: number, min: number, max:
   return n >= min && n <= max ? n : undefined;
 };
 
+const headParam = (value: string | undefined) => intParam(value, 0, 1, 16 * 1024 * 1024);
+const headProblem = 'head must be an integer from 1 to 16777216';
+
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 
 /** The JSON API under /api/v1. Reads go to the store; starting and canceling go through the CLI's own paths. */
-export const api = ({ store, config, env, events }: ApiDeps): Hono => {
+export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
   const app = new Hono();
-  const summaries = new Summaries(store);
+  const sources = new Sources(store, bundles);
+  const summariesOf = (group: string) => sources.of(group).summaries;
   app.use(async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   });
 
-  app.get('/runs', async (c) => c.json({ runs: await summaries.groups(runsShown) }));
+  app.get('/runs', async (c) => c.json({ runs: await sources.groups(runsShown) }));
 
   app.get('/runs/:group', async (c) => {
     const groupId = c.req.param('group');
-    const detail = await summaries.group(groupId);
+    const detail = await summariesOf(groupId).group(groupId);
     return detail ? c.json(detail) : c.json({ error: `no run "${groupId}"` }, 404);
   });
 
-  app.get('/runs/:group/matrix', async (c) => c.json({ cells: await summaries.matrix(c.req.param('group'), 5000) }));
+  app.get('/runs/:group/cost', async (c) => {
+    const groupId = c.req.param('group');
+    const summaries = summariesOf(groupId);
+    return c.json(await summaries.cost(groupId, await summaries.isLive(groupId)));
+  });
+
+  app.get('/runs/:group/matrix', async (c) => {
+    const groupId = c.req.param('group');
+    return c.json({ cells: await summariesOf(groupId).matrix(groupId, 5000) });
+  });
 
   app.get('/runs/:group/runs', async (c) => {
-    const runs = await store.listRuns({ groupId: c.req.param('group'), limit: 500 });
+    const groupId = c.req.param('group');
+    const runs = await sources.of(groupId).store.listRuns({ groupId, limit: 500 });
     return c.json({ runs: runs.map(({ owner: _owner, metadata: _metadata, ...r }) => r) });
   });
 
@@ -61,7 +81,8 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
     if (offset === undefined || limit === undefined)
       return c.json({ error: 'offset must be an integer ≥ 0 and limit an integer from 1 to 500' }, 400);
     const q = (name: string) => c.req.query(name) || undefined;
-    const page = await summaries.cases(c.req.param('group'), {
+    const groupId = c.req.param('group');
+    const page = await summariesOf(groupId).cases(groupId, {
       offset,
       limit,
       ...(q('outcome') ? { outcome: q('outcome') } : {}),
@@ -74,38 +95,70 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
   });
 
   app.get('/runs/:group/cases/:key', async (c) => {
-    const attempts = await store.caseAttempts(c.req.param('group'), c.req.param('key'));
+    const { group, key } = c.req.param();
+    const source = sources.of(group);
+    const attempts = await source.store.caseAttemptHeads(group, key, resultHeadChars);
     if (attempts.length === 0) return c.json({ error: 'no such case in this run' }, 404);
     const views = await Promise.all(
       attempts.map(async (a) => {
-        const run = await store.getRun(a.runId);
-        return attemptView(a, run ? await store.readJournal(run.instanceId) : []);
+        if (source.bundleDir !== undefined) {
+          const folder = caseFolder(source.bundleDir, a.row.artifacts);
+          const bundled = {
+            ...a,
+            artifacts: folder ? artifactFiles(folder) : [],
+            result: (folder && readArtifactHead(folder, 'result.json', resultHeadChars)) || null,
+          };
+          return attemptView(
+            bundled,
+            [],
+            `/api/v1/bundles/${encodeURIComponent(group)}/cases/${encodeURIComponent(key)}/${a.seq}`,
+          );
+        }
+        const run = await source.store.getRun(a.runId);
+        return attemptView(a, run ? await source.store.readJournal(run.instanceId) : [], `/api/v1/artifacts/${a.seq}`);
       }),
     );
-    return c.json({ key: c.req.param('key'), attempts: views });
+    return c.json({ key, attempts: views });
+  });
+
+  // A bundle's artifact: by the case's attempt and a name from its folder's manifest (regular files only),
+  // read from inside the bundle and never through a link.
+  app.get('/bundles/:group/cases/:key/:seq/:name', async (c) => {
+    const { group, key, seq, name } = c.req.param();
+    const head = headParam(c.req.query('head'));
+    const { bundleDir, store: index } = sources.of(group);
+    if (head === undefined) return c.text(headProblem, 400);
+    const attempt = bundleDir
+      ? (await index.caseAttemptHeads(group, key, 0)).find((a) => String(a.seq) === seq)
+      : undefined;
+    const folder = attempt && bundleDir ? caseFolder(bundleDir, attempt.row.artifacts) : undefined;
+    const file = folder && readArtifactHead(folder, name, head || undefined);
+    if (!file) return c.text('no such artifact', 404);
+    return artifactResponse(c, name, file, c.req.query('download') === '1');
   });
 
   // An artifact is named by the result's commit number and a name from its own manifest, never a path.
+  // `?head=N` sends only its first N characters (a preview), never reading the rest.
   app.get('/artifacts/:seq/:name', async (c) => {
     const seq = c.req.param('seq');
     const name = c.req.param('name');
-    const result = /^\d{1,15}$/.test(seq) ? await store.resultBySeq(Number(seq)) : undefined;
-    if (!result || !Object.hasOwn(result.files, name)) return c.text('no such artifact', 404);
-    const safeName = name.replace(/[^\w.-]/g, '_');
-    c.header('Content-Security-Policy', 'sandbox');
-    c.header(
-      'Content-Disposition',
-      `${c.req.query('download') === '1' ? 'attachment' : 'inline'}; filename="${safeName}"`,
-    );
-    // Always text: an agent's HTML or SVG must never render on this origin.
-    return c.body(result.files[name] as string, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    const head = headParam(c.req.query('head'));
+    if (head === undefined) return c.text(headProblem, 400);
+    const file = /^\d{1,15}$/.test(seq) ? await store.artifactHead(Number(seq), name, head || undefined) : undefined;
+    if (!file) return c.text('no such artifact', 404);
+    return artifactResponse(c, name, file, c.req.query('download') === '1');
   });
 
   app.get('/compare', async (c) => {
     const base = c.req.query('base');
     const head = c.req.query('head');
     if (!base || !head) return c.json({ error: 'pass ?base=RUN&head=RUN' }, 400);
-    return c.json(await compareGroups(store, base, head));
+    return c.json(
+      await compareGroups(
+        { store: sources.of(base).store, groupId: base },
+        { store: sources.of(head).store, groupId: head },
+      ),
+    );
   });
 
   app.get('/tasks/:run', async (c) => {
@@ -115,17 +168,26 @@ export const api = ({ store, config, env, events }: ApiDeps): Hono => {
       store.getInstance(run.instanceId),
       store.readJournal(run.instanceId),
     ]);
-    return c.json({ run, instance, journal });
+    // A step's output can hold a 10 MB transcript: each entry is sent as text, clipped.
+    const entries = journal.map(({ seq, stepId, attempt, createdAt, ops, output }) => ({
+      seq,
+      stepId,
+      attempt,
+      createdAt,
+      entry: clip(JSON.stringify({ ops, output }, null, 2)),
+    }));
+    return c.json({ run, instance, journal: entries });
   });
 
   app.get('/project', (c) => c.json(projectEvals(config, env)));
 
   app.get('/events', async (c) => {
     const group = c.req.query('group');
-    if (!group) return runsEvents(c, summaries, runsShown, events);
-    const after = intParam(c.req.header('last-event-id') ?? c.req.query('after'), 0, 0, Number.MAX_SAFE_INTEGER);
-    if (after === undefined) return c.json({ error: 'Last-Event-ID must be a result sequence number' }, 400);
-    return groupEvents(c, store, summaries, group, after, events);
+    if (!group) return runsEvents(c, sources, runsShown, events);
+    const after = c.req.header('last-event-id') ?? c.req.query('after') ?? '0';
+    if (!isResultCursor(after)) return c.json({ error: 'Last-Event-ID must be an event id this server sent' }, 400);
+    const source = sources.of(group);
+    return groupEvents(c, source.store, source.summaries, group, after, events);
   });
 
   app.post('/runs', async (c) => {

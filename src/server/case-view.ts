@@ -1,9 +1,16 @@
-import { type GraderReason, parseCaseDetail } from '../bundle/case-detail.js';
+import { caseDetailOf, type GraderReason, reasonsOf } from '../bundle/case-detail.js';
 import { isRecord } from '../records.js';
-import type { JournalEntry, StoredResult } from '../store/store.js';
+import type { AttemptHead } from '../store/case-artifacts.js';
+import type { JournalEntry } from '../store/store.js';
+import { parsePartialJson } from './partial-json.js';
 
-/** Text the case page gets inline; the rest is a download of the artifact (a 10 MB output never ships whole). */
+/** Text the case page gets inline per string; the rest is a download of the artifact. */
 export const previewChars = 256 * 1024;
+/**
+ * How much of a result.json the case page reads: a 10 MB transcript is never read whole, and what this head
+ * holds (output, the first messages, usually the graders) is shown.
+ */
+export const resultHeadChars = 1024 * 1024;
 
 export interface Clipped {
   text: string;
@@ -32,12 +39,16 @@ export interface AttemptView {
   seq: number;
   runId: string;
   attempt: number;
-  row: StoredResult['row'];
+  row: AttemptHead['row'];
   output: Clipped | null;
   graders: GraderReason[];
   steps: StepView[];
-  journal: { seq: number; stepId: string; attempt: number; ops: unknown; createdAt: number }[];
+  /** How much of result.json the page shows: all of it unless `complete` is false (cut, or not JSON at its end). */
+  result: { shown: number; length: number; complete: boolean } | null;
+  journal: { seq: number; stepId: string; attempt: number; ops: Clipped; createdAt: number }[];
   artifacts: { name: string; size: number }[];
+  /** Where the artifacts are fetched: this URL, a slash and a manifest name. */
+  artifactsUrl: string;
 }
 
 const transcriptOf = (output: unknown): StepView['transcript'] => {
@@ -55,14 +66,7 @@ const transcriptOf = (output: unknown): StepView['transcript'] => {
   );
 };
 
-const stepsOf = (resultJson: string | undefined): StepView[] => {
-  if (resultJson === undefined) return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(resultJson);
-  } catch {
-    return [];
-  }
+const stepsOf = (value: unknown): StepView[] => {
   const steps = isRecord(value) && Array.isArray(value.steps) ? value.steps : [];
   return steps.flatMap((s: unknown) => {
     if (!isRecord(s)) return [];
@@ -80,27 +84,33 @@ const stepsOf = (resultJson: string | undefined): StepView[] => {
   });
 };
 
-/** What the case page shows of one committed attempt, built from its stored artifacts and the run's journal. */
-export const attemptView = (result: StoredResult, journal: readonly JournalEntry[]): AttemptView => {
-  const resultJson = result.files['result.json'];
-  const detail = resultJson === undefined ? undefined : parseCaseDetail(resultJson);
+/**
+ * What the case page shows of one committed attempt, from the head of its result.json and the run's journal.
+ * A head cut short still shows what it holds; the graders, which come last, are then read from the journal
+ * (each verify step's entry holds them) while it is kept.
+ */
+export const attemptView = (head: AttemptHead, journal: readonly JournalEntry[], artifactsUrl: string): AttemptView => {
+  const parsed = head.result ? parsePartialJson(head.result.text) : undefined;
+  // A head that parses as one whole JSON value is the whole file: a cut one always stops inside it.
+  const whole = parsed?.complete === true;
+  const detail = parsed ? caseDetailOf(parsed.value) : undefined;
   return {
-    seq: result.seq,
-    runId: result.runId,
-    attempt: result.attempt,
-    row: result.row,
+    seq: head.seq,
+    runId: head.runId,
+    attempt: head.attempt,
+    row: head.row,
     output: detail?.output === undefined ? null : clip(detail.output),
-    graders: detail?.reasons ?? [],
-    steps: stepsOf(resultJson),
+    graders: whole || !journal.length ? (detail?.reasons ?? []) : reasonsOf(journal),
+    steps: parsed ? stepsOf(parsed.value) : [],
+    result: head.result && { shown: head.result.text.length, length: head.result.length, complete: whole },
     journal: journal.map((j) => ({
       seq: j.seq,
       stepId: j.stepId,
       attempt: j.attempt,
-      ops: j.ops,
+      ops: clip(JSON.stringify(j.ops), 16 * 1024),
       createdAt: j.createdAt,
     })),
-    artifacts: Object.entries(result.files)
-      .map(([name, text]) => ({ name, size: Buffer.byteLength(text) }))
-      .sort((a, b) => (a.name < b.name ? -1 : 1)),
+    artifacts: head.artifacts,
+    artifactsUrl,
   };
 };

@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
-import type { Store, StoredResult } from '../store/store.js';
-import type { Summaries } from './summaries.js';
+import type { FollowedResult } from '../store/result-cursor.js';
+import type { Store } from '../store/store.js';
+import type { GroupListing, Summaries } from './summaries.js';
 
 const heartbeatMs = 15_000;
 const pageSize = 200;
@@ -11,7 +12,7 @@ export interface EventOptions {
 }
 
 /** A result as an event carries it: the case table row, without the artifact files. */
-const resultEvent = ({ files: _files, ...row }: StoredResult) => row;
+const resultEvent = ({ files: _files, cursor: _cursor, ...row }: FollowedResult) => row;
 
 /**
  * Polls while the client listens and writes what changed. Each `poll` returns whether it wrote a full page,
@@ -30,8 +31,9 @@ const pollLoop = async (stream: SSEStreamingApi, options: EventOptions, poll: ()
 };
 
 /**
- * A group's live events. `result` events carry ids from the results table's commit order (`seq`), which is
- * durable: after a server restart a client resuming from `Last-Event-ID` gets exactly the commits after it.
+ * A group's live events. `result` events carry the store's result cursors as ids, which are durable and in an
+ * order no later commit can precede: after a server restart a client resuming from `Last-Event-ID` gets
+ * exactly the commits after it.
  * `progress` is a snapshot of the group's counts (state, not a delta), sent whenever it changes.
  */
 export const groupEvents = (
@@ -39,7 +41,7 @@ export const groupEvents = (
   store: Store,
   summaries: Summaries,
   groupId: string,
-  after: number,
+  after: string,
   options: EventOptions,
 ) =>
   streamSSE(c, async (stream) => {
@@ -57,17 +59,22 @@ export const groupEvents = (
           await stream.writeSSE({ event: 'progress', data: now });
         }
       }
-      const rows = await store.readResults(groupId, cursor, pageSize);
+      const rows = await store.followResults(groupId, cursor, pageSize);
       for (const r of rows) {
-        await stream.writeSSE({ id: String(r.seq), event: 'result', data: JSON.stringify(resultEvent(r)) });
-        cursor = r.seq;
+        await stream.writeSSE({ id: r.cursor, event: 'result', data: JSON.stringify(resultEvent(r)) });
+        cursor = r.cursor;
       }
       return rows.length === pageSize;
     });
   });
 
 /** The runs list's live feed: a fresh snapshot of the newest groups whenever one changes. */
-export const runsEvents = (c: Context, summaries: Summaries, limit: number, options: EventOptions) =>
+export const runsEvents = (
+  c: Context,
+  summaries: { groups(limit: number): Promise<GroupListing[]> },
+  limit: number,
+  options: EventOptions,
+) =>
   streamSSE(c, async (stream) => {
     let last = '';
     await pollLoop(stream, options, async () => {

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { InputError } from '../errors.js';
 import type { Env } from '../plan/env.js';
+import { resultsDir } from '../plan/select-bundle.js';
 import type { ProjectConfig } from '../plan/spec.js';
 import type { Store } from '../store/store.js';
 import { explorerApp } from './app.js';
+import { indexBundles } from './bundle-index.js';
 import { allowedHosts, isLoopback } from './security.js';
 import { stopStartedRuns } from './start-run.js';
 
@@ -40,10 +42,11 @@ export const startExplorer = async (
       'pass --token T (or set PROCTOR_SERVE_TOKEN), or leave --host at 127.0.0.1',
     );
   const csrf = randomBytes(24).toString('base64url');
+  const bundles = await indexBundles(resultsDir(config), store);
   // The Host allowlist needs the real port, known only once bound when 0 was asked for; until then it is empty.
   const hosts = new Set<string>();
   const app = explorerApp(
-    { store, config, env, events: { pollMs: options.pollMs ?? 250 } },
+    { store, ...(bundles ? { bundles } : {}), config, env, events: { pollMs: options.pollMs ?? 250 } },
     { hosts, csrf, ...(options.token ? { token: options.token } : {}) },
   );
   const server = await new Promise<Server>((resolve, reject) => {
@@ -52,6 +55,9 @@ export const startExplorer = async (
       resolve(s as Server);
     });
     s.once('error', reject);
+  }).catch(async (error: unknown) => {
+    await bundles?.close();
+    throw error;
   });
   const { port } = server.address() as AddressInfo;
   const shown = isLoopback(options.host) ? '127.0.0.1' : options.host;
@@ -62,6 +68,6 @@ export const startExplorer = async (
         stopStartedRuns();
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      }).then(() => bundles?.close()),
   };
 };

@@ -37,6 +37,8 @@ export interface CaseQuery {
   countless?: boolean;
   /** Newest commit first: a page near the end is read from the end instead of skipping all before it. */
   descending?: boolean;
+  /** Only commits after this one: a reader walking every case pages by `seq` instead of skipping (ascending). */
+  afterSeq?: number;
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
@@ -66,6 +68,9 @@ export interface MatrixCell {
 type ResultsBuilder = ExpressionBuilder<Database, 'results'>;
 type Db = Kysely<Database>;
 
+/** Where the dialects spell SQL apart (JSON extraction, transaction ids). */
+export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** Only a key's latest attempt: the case table and matrix show where each case stands now. */
@@ -86,6 +91,7 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 
 const casesWhere = (groupId: string, query: CaseQuery) => (eb: ResultsBuilder) => {
   const parts = [eb('results.groupId', '=', groupId), isLatest(eb)];
+  if (query.afterSeq !== undefined) parts.push(eb('results.seq', '>', query.afterSeq));
   if (query.outcome) parts.push(eb('results.outcome', '=', query.outcome));
   if (query.target) parts.push(eb('results.target', '=', query.target));
   if (query.evalPath) parts.push(eb('results.evalPath', '=', query.evalPath));
@@ -186,14 +192,23 @@ export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSumm
 /** A page of a group's case table (latest attempt per key, in commit order) and how many match in all. */
 export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Promise<CasePage> => {
   const where = casesWhere(groupId, query);
+  const unfiltered = !(query.outcome || query.target || query.evalPath || query.errorKind || query.q);
   const [count, rows] = await Promise.all([
     query.countless
       ? { n: -1 }
-      : db
-          .selectFrom('results')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where(where)
-          .executeTakeFirstOrThrow(),
+      : unfiltered
+        ? // Every key has exactly one latest attempt: counting keys reads the key index once instead of probing
+          // it for a later attempt of each row (100k cases: ~8 ms instead of ~70 ms).
+          db
+            .selectFrom('results')
+            .select((eb) => eb.fn.count<number | string>('caseKey').distinct().as('n'))
+            .where('groupId', '=', groupId)
+            .executeTakeFirstOrThrow()
+        : db
+            .selectFrom('results')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where(where)
+            .executeTakeFirstOrThrow(),
     db
       .selectFrom('results')
       .select(['seq', 'runId', 'caseKey', 'attempt', 'target', 'evalPath', 'outcome', 'score', 'errorKind', 'row'])
@@ -209,28 +224,9 @@ export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Pro
   };
 };
 
-/** Every committed attempt of one case of a group, oldest first. */
-export const caseAttempts = async (db: Db, groupId: string, caseKey: string): Promise<StoredResult[]> =>
-  (
-    await db
-      .selectFrom('results')
-      .selectAll()
-      .where('groupId', '=', groupId)
-      .where('caseKey', '=', caseKey)
-      .orderBy('seq')
-      .execute()
-  ).map(toStoredResult);
-
-export const resultBySeq = async (db: Db, seq: number): Promise<StoredResult | undefined> => {
-  const row = await db.selectFrom('results').selectAll().where('seq', '=', seq).executeTakeFirst();
-  return row && toStoredResult(row);
-};
-
 // The test name lives in the row's identity; each dialect spells JSON extraction its own way.
 const testOf = (db: Db): RawBuilder<string> =>
-  db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<string>`(row::jsonb #>> '{identity,test}')`
-    : sql<string>`json_extract(row, '$.identity.test')`;
+  isPostgres(db) ? sql<string>`(row::jsonb #>> '{identity,test}')` : sql<string>`json_extract(row, '$.identity.test')`;
 
 /** The (eval, test, target) cells of a group over its latest attempts, at most `limit`. */
 export const caseMatrix = async (db: Db, groupId: string, limit: number): Promise<MatrixCell[]> => {
@@ -266,41 +262,54 @@ export const caseMatrix = async (db: Db, groupId: string, limit: number): Promis
   }));
 };
 
-/** The distinct values a group's case filters can take, and its last commit (where a live follower starts). */
+/** The distinct values a group's case filters can take. */
 export interface CaseFacets {
   targets: string[];
   evals: string[];
   errorKinds: string[];
-  lastSeq: number;
 }
 
 export const caseFacets = async (db: Db, groupId: string): Promise<CaseFacets> => {
   // One pass over the covering filter index for all three lists: the combinations are few, the rows many.
-  const [combos, lastSeq] = await Promise.all([
-    db
-      .selectFrom('results')
-      .select(['target', 'evalPath', 'errorKind'])
-      .distinct()
-      .where('groupId', '=', groupId)
-      .execute(),
-    lastResultSeq(db, groupId),
-  ]);
+  const combos = await db
+    .selectFrom('results')
+    .select(['target', 'evalPath', 'errorKind'])
+    .distinct()
+    .where('groupId', '=', groupId)
+    .execute();
   const sorted = (values: (string | null)[]): string[] =>
     [...new Set(values.filter((v): v is string => v !== null))].sort();
   return {
     targets: sorted(combos.map((c) => c.target)),
     evals: sorted(combos.map((c) => c.evalPath)),
     errorKinds: sorted(combos.map((c) => c.errorKind)),
-    lastSeq,
   };
 };
 
-/** A group's last commit (0 before any): where a live follower starts, and what changes when anything does. */
-export const lastResultSeq = async (db: Db, groupId: string): Promise<number> => {
-  const last = await db
+/** What a group's cases spent in USD: every attempt's target calls and judges' calls, apart. */
+export interface GroupCost {
+  /** Null when no result carried a price (unpriced models, or nothing committed yet). */
+  targetUsd: number | null;
+  judgeUsd: number | null;
+}
+
+// The costs live in each result's bundle row; each dialect spells JSON extraction its own way.
+const costOf = (db: Db, path: 'usage' | 'judge'): RawBuilder<number | string | null> => {
+  const pg = isPostgres(db);
+  if (path === 'usage')
+    return pg
+      ? sql`sum((row::jsonb #>> '{usage,cost_usd}')::double precision)`
+      : sql`sum(json_extract(row, '$.usage.cost_usd'))`;
+  return pg
+    ? sql`sum((row::jsonb #>> '{usage,judge,cost_usd}')::double precision)`
+    : sql`sum(json_extract(row, '$.usage.judge.cost_usd'))`;
+};
+
+export const groupCost = async (db: Db, groupId: string): Promise<GroupCost> => {
+  const r = await db
     .selectFrom('results')
-    .select((eb) => eb.fn.max<number | string | null>('seq').as('seq'))
+    .select([costOf(db, 'usage').as('target'), costOf(db, 'judge').as('judge')])
     .where('groupId', '=', groupId)
     .executeTakeFirst();
-  return Number(last?.seq ?? 0);
+  return { targetUsd: num(r?.target ?? null), judgeUsd: num(r?.judge ?? null) };
 };

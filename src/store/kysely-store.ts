@@ -1,10 +1,13 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
+import { type ArtifactHead, type AttemptHead, artifactHead, caseAttemptHeads } from './case-artifacts.js';
 import * as explorer from './explorer-reads.js';
+import { errorKindOf, finishColumns } from './finish-columns.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
+import { type FollowedResult, followResults, resultCursorNow } from './result-cursor.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   CaseResultRecord,
@@ -27,12 +30,6 @@ import { WriteBatch } from './write-batch.js';
 
 const active = ['QUEUED', 'RUNNING'];
 
-const errorKindOf = (row: JsonObject): string | null => {
-  const error = row.error;
-  return typeof error === 'object' && error !== null && !Array.isArray(error) && typeof error.kind === 'string'
-    ? error.kind
-    : null;
-};
 // PostgreSQL returns bigint columns as strings; SQLite as numbers.
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
@@ -76,16 +73,6 @@ const notQueued = (eb: ExpressionBuilder<Database, 'runs'>) =>
   eb.not(
     eb.exists(eb.selectFrom('queueRuns').select('queueRuns.runId').whereRef('queueRuns.runId', '=', 'runs.runId')),
   );
-
-const finishColumns = (finish: RunFinish, now: number) => ({
-  status: finish.status,
-  outcome: finish.outcome ?? null,
-  score: finish.score ?? null,
-  errorKind: finish.error?.kind ?? null,
-  errorMessage: finish.error?.message ?? null,
-  errorRetryable: finish.error ? (finish.error.retryable ? 1 : 0) : null,
-  finishedAt: now,
-});
 
 // SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
 const insertChunk = 40;
@@ -266,7 +253,7 @@ export class KyselyStore implements Store {
   }
 
   queueLedger(): QueueLedger {
-    this.ledger ??= new QueueLedger(this.db);
+    this.ledger ??= new QueueLedger(this.db, this.reconnect);
     return this.ledger;
   }
 
@@ -274,38 +261,15 @@ export class KyselyStore implements Store {
     return this.batch.run(async (db) => {
       const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
       return Number(result.numAffectedRows) === 1;
-    });
+    }, true);
   }
 
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batch.run(async (db) => {
-      if (finish.epoch !== undefined && !(await this.holdsEpoch(db, runId, finish.epoch))) return false;
       const finished = await this.finishStatus(db, runId, finish, now);
       if (finished && finish.result) await this.insertResult(db, runId, finish.result, now);
       return finished;
     });
-  }
-
-  /**
-   * A queue run's commit: ends its dispatch if `epoch` is still the current claim, else counts the execution
-   * superseded. In the commit's transaction, so a claim racing it either bumps the epoch first (and this is
-   * refused) or waits and finds the run terminal.
-   */
-  private async holdsEpoch(db: Kysely<Database>, runId: string, epoch: number): Promise<boolean> {
-    const held = await db
-      .updateTable('queueRuns')
-      .set({ state: 'done', leaseUntil: null })
-      .where('runId', '=', runId)
-      .where('epoch', '=', epoch)
-      .where('state', '=', 'dispatched')
-      .executeTakeFirst();
-    if (Number(held.numUpdatedRows) === 1) return true;
-    await db
-      .updateTable('queueRuns')
-      .set((eb) => ({ superseded: eb('superseded', '+', 1) }))
-      .where('runId', '=', runId)
-      .execute();
-    return false;
   }
 
   private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
@@ -453,7 +417,7 @@ export class KyselyStore implements Store {
         entry.createdAt,
       );
       return Number(result.numAffectedRows) === 1;
-    });
+    }, true);
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {
@@ -474,7 +438,7 @@ export class KyselyStore implements Store {
     await this.batch.run(async (db) => {
       await db.updateTable('runs').set({ seenAt: now }).where('status', 'in', active).where(ownedBy(owner)).execute();
       return true;
-    });
+    }, true);
   }
 
   requestCancel(runId: string, now: number): Promise<boolean> {
@@ -486,7 +450,7 @@ export class KyselyStore implements Store {
         .where('status', 'in', active)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
-    });
+    }, true);
   }
 
   async cancelRequested(owner: RunOwner): Promise<string[]> {
@@ -594,12 +558,12 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.queryCases(this.db, groupId, query));
   }
 
-  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]> {
-    return this.reconnect.run(() => explorer.caseAttempts(this.db, groupId, caseKey));
+  caseAttemptHeads(groupId: string, caseKey: string, chars: number): Promise<AttemptHead[]> {
+    return this.reconnect.run(() => caseAttemptHeads(this.db, groupId, caseKey, chars));
   }
 
-  resultBySeq(seq: number): Promise<StoredResult | undefined> {
-    return this.reconnect.run(() => explorer.resultBySeq(this.db, seq));
+  artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined> {
+    return this.reconnect.run(() => artifactHead(this.db, seq, name, chars));
   }
 
   caseMatrix(groupId: string, limit: number): Promise<explorer.MatrixCell[]> {
@@ -610,7 +574,15 @@ export class KyselyStore implements Store {
     return this.reconnect.run(() => explorer.caseFacets(this.db, groupId));
   }
 
-  lastResultSeq(groupId: string): Promise<number> {
-    return this.reconnect.run(() => explorer.lastResultSeq(this.db, groupId));
+  groupCost(groupId: string): Promise<explorer.GroupCost> {
+    return this.reconnect.run(() => explorer.groupCost(this.db, groupId));
+  }
+
+  resultCursor(groupId: string): Promise<string> {
+    return this.reconnect.run(() => resultCursorNow(this.db, groupId));
+  }
+
+  followResults(groupId: string, cursor: string, limit: number): Promise<FollowedResult[]> {
+    return this.reconnect.run(() => followResults(this.db, groupId, cursor, limit));
   }
 }

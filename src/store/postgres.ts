@@ -1,4 +1,4 @@
-import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import { KyselyStore } from './kysely-store.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
@@ -41,7 +41,12 @@ export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   try {
-    await migrate(db, 'postgres');
+    // One process at a time: PostgreSQL's CREATE … IF NOT EXISTS races with itself (two workers starting on a
+    // fresh database fail on pg_type's unique index), and its DDL is transactional, so the lock covers it all.
+    await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext('proctor-migrate'))`.execute(trx);
+      await migrate(trx, 'postgres');
+    });
   } catch (error) {
     await db.destroy();
     throw error;

@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
+import { errorKindOf, finishColumns } from './finish-columns.js';
+import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
-import type { QueuedWork, RunOwner } from './store.js';
+import type { QueuedWork, RunFinish, RunOwner } from './store.js';
 
 type Limit = QueuedWork['limits'][number];
 
@@ -12,10 +14,33 @@ export interface DispatchCandidate {
   limits: Limit[];
 }
 
-/** A run's job: its id derives from the run and its dispatch number, so a released run gets a fresh job. */
+/**
+ * A run's job: its id derives from the run and its dispatch number, so a released run gets a fresh job. Its
+ * `priority` (lowest first) is 1 + how many of its group's runs were executing when it was sent: a free slot
+ * goes to the run with the fewest cases executing, so runs share the fleet evenly whatever their
+ * max_concurrency, and a run that asked for more than the fleet has queues its excess behind the others.
+ */
 export interface JobRef {
   runId: string;
   dispatches: number;
+  priority: number;
+}
+
+// BullMQ's highest priority number.
+const maxPriority = 2 ** 21;
+const priorityOf = (executing: number): number => Math.min(executing + 1, maxPriority);
+
+/** What a worker executes a claimed run from: its runs row and instance, read by the claim itself. */
+export interface ClaimedRun {
+  groupId: string;
+  instanceId: string;
+  target: string | null;
+  metadata: JsonObject;
+  spec: JsonObject;
+  context: JsonObject;
+  startStep: string | null;
+  /** No execution before this one: the instance's journal is known empty. */
+  first: boolean;
 }
 
 /**
@@ -24,9 +49,18 @@ export interface JobRef {
  * lease until `untilMs`: a blocked or slow worker, to be retried after).
  */
 export type Claim =
-  | { kind: 'claimed'; epoch: number; work: JsonObject; cancelRequested: boolean }
+  | { kind: 'claimed'; epoch: number; work: JsonObject; cancelRequested: boolean; run: ClaimedRun }
   | { kind: 'duplicate' }
   | { kind: 'held'; untilMs: number };
+
+/**
+ * A commit's outcome: `committed` (this execution's end is the run's record) and, when it committed, the run
+ * handed the freed slot (`next`, already marked dispatched: its job is the committer's to send).
+ */
+export interface Commit {
+  committed: boolean;
+  next?: JobRef;
+}
 
 export interface ExecutionStats {
   pool: string;
@@ -44,7 +78,10 @@ const num = (v: unknown): number => Number(v);
  * here, so a lost, repeated or late job changes nothing it should not.
  */
 export class QueueLedger {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly reconnect: Reconnect,
+  ) {}
 
   /**
    * Picks and marks runs to dispatch, in one transaction that holds the pool's advisory lock, so two
@@ -59,8 +96,9 @@ export class QueueLedger {
   ): Promise<JobRef[]> {
     return this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`proctor-dispatch:${pool}`}))`.execute(trx);
-      const held = await sql<{ limits: string }>`
-        select q.limits as limits from queue_runs q join runs r on r.run_id = q.run_id
+      const held = await sql<{ limits: string; grp: string; claimed: boolean }>`
+        select q.limits as limits, q.group_id as grp, q.lease_until is not null as claimed
+          from queue_runs q join runs r on r.run_id = q.run_id
          where q.pool = ${pool} and q.state = 'dispatched' and r.status in ${active}`.execute(trx);
       const waiting = await sql<{ id: string; grp: string; limits: string }>`
         select id, grp, limits from (
@@ -78,39 +116,135 @@ export class QueueLedger {
         update queue_runs set state = 'dispatched', dispatched_at = ${now}, dispatches = dispatches + 1
          where run_id = any(${picked.map((p) => p.runId)}) and state = 'queued'
          returning run_id as id, dispatches as n`.execute(trx);
-      return sent.rows.map((r) => ({ runId: r.id, dispatches: num(r.n) }));
+      const dispatches = new Map(sent.rows.map((r) => [r.id, num(r.n)]));
+      // Counted as if each job sent before it in the group were executing already.
+      const executing = new Map<string, number>();
+      for (const r of held.rows) if (r.claimed) executing.set(r.grp, (executing.get(r.grp) ?? 0) + 1);
+      return picked.flatMap((p) => {
+        const n = dispatches.get(p.runId);
+        if (n === undefined) return [];
+        const ahead = executing.get(p.groupId) ?? 0;
+        executing.set(p.groupId, ahead + 1);
+        return [{ runId: p.runId, dispatches: n, priority: priorityOf(ahead) }];
+      });
     });
   }
 
   /**
-   * Takes a run for `worker` until `now + leaseMs`: a new epoch, one more execution. One statement (one commit):
-   * the runs row turns RUNNING in the same statement, and a run that is terminal by then is a duplicate.
+   * Takes a run for `worker` until `now + leaseMs`: a new epoch, one more execution. One statement (one round
+   * trip): the runs row turns RUNNING in the same statement, which also reads what the worker executes, and a
+   * run that is terminal by then is a duplicate.
    */
   async claim(runId: string, worker: string, owner: RunOwner, now: number, leaseMs: number): Promise<Claim> {
-    const taken = await sql<{ epoch: number; work: string; asked: string | null; started: number | null }>`
+    const taken = await sql<{
+      epoch: number;
+      executions: number;
+      work: string;
+      asked: string | null;
+      started: number | null;
+      grp: string | null;
+      instance: string | null;
+      target: string | null;
+      metadata: string | null;
+      spec: string | null;
+      context: string | null;
+      start_step: string | null;
+    }>`
       with q as (
         update queue_runs set epoch = epoch + 1, executions = executions + 1, lease_until = ${now + leaseMs},
                worker = ${worker}, state = 'dispatched'
          where run_id = ${runId} and state <> 'done' and (lease_until is null or lease_until < ${now})
            and exists (select 1 from runs where run_id = ${runId} and status in ${active})
-         returning epoch, work),
+         returning epoch, executions, work),
       r as (
         update runs set status = 'RUNNING', started_at = ${now}, seen_at = ${now}, owner_host = ${owner.host},
                owner_pid = ${owner.pid}, owner_started_at = ${owner.startedAt}
          where run_id = ${runId} and status in ${active} and exists (select 1 from q)
-         returning cancel_requested_at)
-      select q.epoch as epoch, q.work as work, r.cancel_requested_at as asked, (select count(*) from r) as started
-        from q left join r on true`.execute(this.db);
+         returning cancel_requested_at, group_id, instance_id, target, metadata)
+      select q.epoch as epoch, q.executions as executions, q.work as work, r.cancel_requested_at as asked,
+             (select count(*) from r) as started, r.group_id as grp, r.instance_id as instance, r.target as target,
+             r.metadata as metadata, i.spec as spec, i.context as context, i.start_step as start_step
+        from q left join r on true left join instances i on i.instance_id = r.instance_id`.execute(this.db);
     const row = taken.rows[0];
     if (!row) return this.notClaimed(runId);
     // Terminal in the instant between (a commit or cancel won the race): nothing runs.
-    if (num(row.started) === 0) return { kind: 'duplicate' };
+    if (num(row.started) === 0 || row.grp === null || row.instance === null || row.spec === null) {
+      return { kind: 'duplicate' };
+    }
     return {
       kind: 'claimed',
       epoch: num(row.epoch),
       work: JSON.parse(row.work) as JsonObject,
       cancelRequested: row.asked !== null,
+      run: {
+        groupId: row.grp,
+        instanceId: row.instance,
+        target: row.target,
+        metadata: JSON.parse(row.metadata ?? '{}') as JsonObject,
+        spec: JSON.parse(row.spec) as JsonObject,
+        context: JSON.parse(row.context ?? '{}') as JsonObject,
+        startStep: row.start_step,
+        first: num(row.executions) === 1,
+      },
     };
+  }
+
+  /**
+   * Ends a run under the claim of `epoch`, in one statement: the fence (the claim is still the current one),
+   * the terminal status, the eval case's result, and the freed slot handed to the oldest queued run of the
+   * same group with the same limits (it fits them exactly, so no dispatch has to count the fleet). A commit
+   * that no longer holds the epoch changes nothing but the superseded count. A commit retried after a lost
+   * connection whose first attempt went through counts itself superseded: the result is still recorded once.
+   */
+  commit(runId: string, epoch: number, finish: RunFinish, now: number): Promise<Commit> {
+    const c = finishColumns(finish, now);
+    const r = finish.result;
+    const committing = sql<{ finished: string; next: string | null; n: number | null; executing: string }>`
+      with fence as (
+        update queue_runs set state = 'done', lease_until = null
+         where run_id = ${runId} and epoch = ${epoch} and state = 'dispatched'
+         returning group_id, pool, limits),
+      fin as (
+        update runs set status = ${c.status}, outcome = ${c.outcome}, score = ${c.score},
+               error_kind = ${c.errorKind}, error_message = ${c.errorMessage},
+               error_retryable = ${c.errorRetryable}, finished_at = ${c.finishedAt}
+         where run_id = ${runId} and status in ${active} and exists (select 1 from fence)
+         returning group_id),
+      res as (
+        insert into results (run_id, group_id, case_key, attempt, target, eval_path, outcome, score, error_kind,
+                             row, files, committed_at)
+        select ${runId}, fin.group_id, ${r?.caseKey ?? ''}, ${r?.attempt ?? 0}, ${r?.target ?? ''},
+               ${r?.evalPath ?? ''}, ${String(r?.row.outcome ?? '')},
+               ${typeof r?.row.score === 'number' ? r.row.score : null}, ${r ? errorKindOf(r.row) : null},
+               ${JSON.stringify(r?.row ?? {})}, ${JSON.stringify(r?.files ?? {})}, ${now}
+          from fin where ${r !== undefined}
+        returning 1),
+      lost as (
+        update queue_runs set superseded = superseded + 1
+         where run_id = ${runId} and not exists (select 1 from fence)
+        returning 1),
+      nxt as (
+        select q.run_id from queue_runs q join runs w on w.run_id = q.run_id join fence f
+            on q.group_id = f.group_id and q.pool = f.pool and q.limits = f.limits
+         where q.state = 'queued' and w.status = 'QUEUED' and exists (select 1 from fin)
+         order by q.created_at, q.run_id limit 1 for update of q skip locked),
+      handed as (
+        update queue_runs q set state = 'dispatched', dispatched_at = ${now}, dispatches = q.dispatches + 1
+          from nxt where q.run_id = nxt.run_id
+        returning q.run_id, q.dispatches)
+      select (select count(*) from fin) as finished, handed.run_id as next, handed.dispatches as n,
+             (select count(*) from queue_runs c join fence f on c.group_id = f.group_id
+               where c.state = 'dispatched' and c.lease_until is not null and c.run_id <> ${runId}) as executing
+        from (select 1) one left join handed on true`;
+    return this.reconnect.run(async () => {
+      const row = (await committing.execute(this.db)).rows[0];
+      const committed = num(row?.finished) === 1;
+      if (!committed || !row?.next) return { committed };
+      return {
+        committed,
+        next: { runId: row.next, dispatches: num(row.n), priority: priorityOf(num(row.executing)) },
+      };
+    });
   }
 
   private async notClaimed(runId: string): Promise<Claim> {
@@ -182,7 +316,8 @@ export class QueueLedger {
        where q.pool = ${pool} and q.state = 'dispatched'
          and ((r.status = 'QUEUED' and q.dispatched_at < ${before})
            or (r.status = 'RUNNING' and q.lease_until < ${before}))`.execute(this.db);
-    return rows.rows.map((r) => ({ runId: r.id, dispatches: num(r.n) }));
+    // First in line: they have waited longest.
+    return rows.rows.map((r) => ({ runId: r.id, dispatches: num(r.n), priority: 1 }));
   }
 
   /** Cancels those of `runIds` no worker holds a live lease on; returns them. The rest are their workers' to stop. */

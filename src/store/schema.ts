@@ -1,4 +1,4 @@
-import type { Generated, Kysely } from 'kysely';
+import { type Generated, type Kysely, sql } from 'kysely';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -124,6 +124,37 @@ const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
 };
 
 /**
+ * PostgreSQL only: the id of the transaction that inserted each result, set by the server. A live reader
+ * follows results by it (result-cursor.ts), since `seq` order is not commit order there.
+ */
+const addCommitTxid = async (db: Kysely<Database>): Promise<void> => {
+  // One catalog row, not the whole introspection: every process opening the store asks.
+  const has = async (): Promise<boolean> =>
+    (
+      await sql`select 1 from information_schema.columns
+        where table_schema = current_schema() and table_name = 'results' and column_name = 'txid'`.execute(db)
+    ).rows.length > 0;
+  // Looked up first: the alter takes the table's exclusive lock even when the column is there, and would
+  // queue every writer behind any open transaction.
+  if (!(await has())) {
+    try {
+      await sql`alter table results add column if not exists txid bigint not null default (pg_current_xact_id()::text::bigint)`.execute(
+        db,
+      );
+    } catch (error) {
+      // Another process opening the same store may have added it first (the catalog refuses the second add).
+      if (!(await has())) throw error;
+    }
+  }
+  await db.schema
+    .createIndex('results_group_txid')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'txid', 'seq'])
+    .execute();
+};
+
+/**
  * Creates the schema if absent. Every statement is idempotent, so any process (CLI, worker, explorer) may be
  * the first to open a store and two may race. Times are epoch milliseconds (bigint in PostgreSQL).
  */
@@ -224,7 +255,15 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .on('queue_runs')
     .columns(['pool', 'state', 'created_at'])
     .execute();
+  // A commit hands its slot to its group's oldest queued run: found by this index, not by scanning the pool.
+  await db.schema
+    .createIndex('queue_runs_group')
+    .ifNotExists()
+    .on('queue_runs')
+    .columns(['group_id', 'state', 'created_at', 'run_id'])
+    .execute();
   await db.schema.createIndex('results_group').ifNotExists().on('results').columns(['group_id', 'seq']).execute();
+  if (dialect === 'postgres') await addCommitTxid(db);
   // The explorer's case table keeps only each key's latest attempt (a probe by key); its filters, counts and
   // facets read the covering index below instead of the wide rows.
   await db.schema

@@ -1,7 +1,17 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
-import type { CaseFacets, CasePage, CaseQuery, GroupFilter, GroupSummary, MatrixCell } from './explorer-reads.js';
+import type { ArtifactHead, AttemptHead } from './case-artifacts.js';
+import type {
+  CaseFacets,
+  CasePage,
+  CaseQuery,
+  GroupCost,
+  GroupFilter,
+  GroupSummary,
+  MatrixCell,
+} from './explorer-reads.js';
 import type { QueueLedger } from './queue-ledger.js';
+import type { FollowedResult } from './result-cursor.js';
 
 export const runStatuses = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type RunStatus = (typeof runStatuses)[number];
@@ -127,11 +137,6 @@ export interface RunFinish {
   error?: ErrorRecord;
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
-  /**
-   * A queue run's claim epoch: the commit is refused (and counted superseded) unless it is still the current
-   * one, so of two executions of one run exactly one result is committed.
-   */
-  epoch?: number;
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
@@ -228,11 +233,17 @@ export interface Store {
   listGroups(filter: GroupFilter): Promise<GroupSummary[]>;
   /** A page of a group's latest case results matching `query`, and the number matching in all. */
   queryCases(groupId: string, query: CaseQuery): Promise<CasePage>;
-  /** Every committed attempt of a case in a group, oldest first. */
-  caseAttempts(groupId: string, caseKey: string): Promise<StoredResult[]>;
-  resultBySeq(seq: number): Promise<StoredResult | undefined>;
+  /** Every committed attempt of a case in a group, oldest first, with the first `chars` of its result.json. */
+  caseAttemptHeads(groupId: string, caseKey: string, chars: number): Promise<AttemptHead[]>;
+  /** The first `chars` (all without) of artifact `name` of the result committed as `seq`. */
+  artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined>;
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;
-  lastResultSeq(groupId: string): Promise<number>;
+  /** What a group's committed results spent, target and judges apart. */
+  groupCost(groupId: string): Promise<GroupCost>;
+  /** Where a live follower starts to get only what commits from now on. */
+  resultCursor(groupId: string): Promise<string>;
+  /** A group's results committed after `cursor`, in an order no later commit can precede, each with its cursor. */
+  followResults(groupId: string, cursor: string, limit: number): Promise<FollowedResult[]>;
 }

@@ -5,13 +5,16 @@ type Write<DB> = (db: Kysely<DB>) => Promise<boolean>;
 
 interface PendingWrite<DB> {
   write: Write<DB>;
+  oneStatement: boolean;
   resolve: (ok: boolean) => void;
   reject: (error: unknown) => void;
 }
 
 /**
  * Commits the writes that arrive in the same tick together, in one transaction: each caller still learns
- * its own statement's result, and a hundred runs in flight cost one commit, not a hundred.
+ * its own statement's result, and a hundred runs in flight cost one commit, not a hundred. A tick with a single
+ * one-statement write runs it alone: the statement is its own transaction, and BEGIN and COMMIT would be two
+ * more round trips to a PostgreSQL server (a queue worker's ticks mostly hold one write).
  */
 export class WriteBatch<DB> {
   private pending: PendingWrite<DB>[] = [];
@@ -22,9 +25,10 @@ export class WriteBatch<DB> {
     private readonly reconnect: Reconnect,
   ) {}
 
-  run(write: Write<DB>): Promise<boolean> {
+  /** `oneStatement`: `write` executes a single statement, atomic without a transaction around it. */
+  run(write: Write<DB>, oneStatement = false): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ write, resolve, reject });
+      this.pending.push({ write, oneStatement, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => void this.flush());
     });
   }
@@ -40,6 +44,11 @@ export class WriteBatch<DB> {
   }
 
   private async commit(writes: PendingWrite<DB>[]): Promise<void> {
+    const [only] = writes;
+    if (writes.length === 1 && only?.oneStatement) {
+      await this.reconnect.run(() => only.write(this.db)).then(only.resolve, only.reject);
+      return;
+    }
     try {
       const results = await this.reconnect.run(() =>
         this.db.transaction().execute(async (trx) => {

@@ -1,7 +1,7 @@
 // The queue runner end to end: `eval run` as the follower, `proctor worker` child processes, real Redis and
 // PostgreSQL, the fake model over HTTP. Leases and stalled checks are a few seconds so failover is quick.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, runCli, startCli } from '../support/cli.js';
+import { type CliProcess, runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { tempProject } from '../support/project.js';
@@ -92,6 +92,51 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     );
     expect(executions).toHaveLength(20);
     expect(executions.every((e) => e.executions === 1 && e.superseded === 0)).toBe(true);
+  });
+
+  it("shares the fleet between two runs: the second's cases go ahead of the first's excess, and neither stops", async () => {
+    server.reset();
+    const tag = `fair${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          Array.from({ length: 30 }, (_, i) => `${tag}-a-${i}`),
+        ),
+        'b.eval.yaml': evalFile(
+          [target('b')],
+          Array.from({ length: 3 }, (_, i) => `${tag}-b-${i}`),
+        ),
+      },
+    });
+    // Two slots in all; the first run asks for more than the fleet has.
+    await fleet(project, 1, ['--concurrency', '2']);
+    const first = startCli(['eval', 'run', 'a.eval.yaml', '-j', '6', '-o', 'first'], {
+      cwd: project.dir,
+      timeoutMs: 90_000,
+    });
+    await eventually(async () => (requestsFor(`${tag}-a-`).length > 0 ? true : undefined));
+    const second = await runCli(['eval', 'run', 'b.eval.yaml', '-j', '2', '-o', 'second'], {
+      cwd: project.dir,
+      timeoutMs: 90_000,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    const done = await first.done;
+    expect(done.code, done.stderr).toBe(0);
+    const starts = (part: string) => requestsFor(`${tag}-${part}-`).map((r) => r.at);
+    expect(starts('a')).toHaveLength(30);
+    expect(starts('b')).toHaveLength(3);
+    const [{ submitted }] = (await query<{ submitted: string }>(
+      `select min(r.created_at) as submitted from runs r join instances i on i.instance_id = r.instance_id
+        where i.spec like '%${tag}-b-%'`,
+    )) as [{ submitted: string }];
+    const [bFirst, bLast] = [Math.min(...starts('b')), Math.max(...starts('b'))];
+    // The first run's four jobs beyond the fleet's two slots do not go ahead of the second run's: at most the
+    // cases already being fetched start between its submit and its first case.
+    expect(starts('a').filter((at) => at > Number(submitted) && at < bFirst).length).toBeLessThanOrEqual(2);
+    // And the first run is not stopped meanwhile: one of its cases starts while the second's are running.
+    expect(starts('a').some((at) => at > bFirst && at <= bLast)).toBe(true);
   });
 
   /** The run executing the case whose prompt holds `text`, as the store has it now. */
@@ -275,6 +320,40 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     const { run_id: runId } = await runFor(`${tag}-x`);
     expect(await executionsOf(runId)).toMatchObject({ executions: 2, superseded: 0 });
     expect(rows(project.read('out/index.jsonl'))).toHaveLength(1);
+  });
+
+  it('drains on SIGTERM with time to spare: the case finishes there, exit 143; a second signal exits at once', async () => {
+    server.reset();
+    const tag = `finish${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:1500]]`]),
+        'b.eval.yaml': evalFile([target('a')], [`${tag}-y [[latency:20000]]`]),
+      },
+    });
+    const [worker] = await fleet(project, 1);
+    const follower = startCli(['eval', 'run', 'a.eval.yaml', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    worker?.child.kill('SIGTERM');
+    const exited = await worker?.done;
+    expect(exited?.code, exited?.stderr).toBe(143);
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(requestsFor(`${tag}-x`)).toHaveLength(1);
+    expect(await executionsOf((await runFor(`${tag}-x`)).run_id)).toEqual({ epoch: 1, executions: 1, superseded: 0 });
+
+    const [again] = await fleet(project, 1);
+    const slow = startCli(['eval', 'run', 'b.eval.yaml', '-o', 'slow'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-y`).length === 1 ? true : undefined));
+    again?.child.kill('SIGTERM');
+    await waitFor(() => again?.stderr().includes('draining') ?? false);
+    const secondAt = Date.now();
+    again?.child.kill('SIGTERM');
+    const gone = await again?.done;
+    expect(gone?.code).toBe(143);
+    expect(Date.now() - secondAt).toBeLessThan(1500);
+    slow.child.kill('SIGKILL');
   });
 
   it('detaches (prints the run id, exit 0) and `runs follow` re-attaches until the run ends', async () => {

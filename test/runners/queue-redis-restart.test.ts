@@ -1,22 +1,13 @@
 // Redis restarted under a running fleet, on a redis-server this test owns: with AOF the queue survives; without
 // persistence it comes back empty and the workers' reconciler sends again what the store says is dispatched.
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, startCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
-import { queueProject, redisProblem, startOwnedRedis, startWorker } from '../support/queue-fleet.js';
+import { hasRedisServer, queueProject, redisProblem, startOwnedRedis, startWorker } from '../support/queue-fleet.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
 const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
-const hasRedisServer = (() => {
-  try {
-    execFileSync('redis-server', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const unavailable =
   postgres?.unavailable ?? (await redisProblem()) ?? (hasRedisServer ? undefined : 'redis-server is not installed');
 

@@ -6,6 +6,7 @@ import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } fr
 import { startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { commitCases, manyCases, seedGroup } from '../support/seed-results.js';
+import { type StoreBackend, storeBackends } from '../support/store-backends.js';
 
 let project: TempProject;
 let served: ServedExplorer;
@@ -26,9 +27,30 @@ beforeAll(async () => {
       test: 'long',
       target: 'alpha',
       outcome: 'passed',
-      output: 'x'.repeat(10_000_000),
-      transcript: [{ role: 'assistant', content: 'y'.repeat(10_000_000) }],
+      output: 'the short answer',
+      transcript: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: 'y'.repeat(10_000_000) },
+        { role: 'assistant', content: 'after the long one' },
+      ],
     },
+    // Cut by the store's cap: its tail (the marker line) is not JSON, so the whole would not parse.
+    {
+      key: 'h2',
+      test: 'cut',
+      target: 'alpha',
+      outcome: 'passed',
+      output: 'answer before the cut',
+      transcript: [
+        { role: 'user', content: 'first words' },
+        ...Array(50_000).fill({ role: 'assistant', content: 'z'.repeat(100) }),
+      ],
+      cutResultAt: 2_000_000,
+    },
+  ]);
+  await seedGroup(db(), 'g-cost', [
+    { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', costUsd: 0.5, judgeCostUsd: 0.125 },
+    { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', attempt: 2, costUsd: 0.25, judgeCostUsd: 0.125 },
   ]);
   served = await serveExplorer(project.dir);
 });
@@ -84,6 +106,14 @@ describe('proctor serve: API', () => {
     expect((await rawRequest(served.port, '/api/v1/runs/g-main/cases?limit=5000')).status).toBe(400);
   });
 
+  it('shows what each run spent, target and judges apart, every attempt counted', async () => {
+    const { runs } = await get<{ runs: { groupId: string; cost: unknown }[] }>('/api/v1/runs');
+    const cost = (id: string) => runs.find((r) => r.groupId === id)?.cost;
+    expect(cost('g-cost')).toEqual({ targetUsd: 0.75, judgeUsd: 0.25 });
+    expect(cost('g-main')).toEqual({ targetUsd: 0, judgeUsd: null });
+    expect(await get('/api/v1/runs/g-cost/cost')).toEqual({ targetUsd: 0.75, judgeUsd: 0.25 });
+  });
+
   it('shows a case by its latest attempt in the table and every attempt on its page', async () => {
     const table = await get<CasePage>('/api/v1/runs/g-retry/cases');
     expect(table.rows.map((r) => [r.caseKey, r.outcome])).toEqual([['r1', 'passed']]);
@@ -95,21 +125,46 @@ describe('proctor serve: API', () => {
     expect(page.attempts[1]?.artifacts.map((a) => a.name)).toEqual(['result.json']);
   });
 
-  it('sends the first part of a 10 MB output and transcript, and the whole only as a download', async () => {
+  it('shows the first part of a 10 MB transcript without reading it whole, and the whole only as a download', async () => {
     const res = await rawRequest(served.port, '/api/v1/runs/g-huge/cases/h1');
-    expect(res.body.length).toBeLessThan(1_000_000);
+    expect(res.body.length).toBeLessThan(1_500_000);
     const { attempts } = JSON.parse(res.body) as {
       attempts: {
         seq: number;
-        output: { length: number; truncated: boolean };
-        steps: { transcript: { content: { truncated: boolean } }[] }[];
+        output: { text: string };
+        result: { shown: number; length: number; complete: boolean };
+        steps: { transcript: { content: { text: string; truncated: boolean } }[] }[];
       }[];
     };
-    expect(attempts[0]?.output).toMatchObject({ length: 10_000_000, truncated: true });
-    expect(attempts[0]?.steps[0]?.transcript[0]?.content.truncated).toBe(true);
-    const whole = await rawRequest(served.port, `/api/v1/artifacts/${attempts[0]?.seq}/result.json?download=1`);
+    const [a] = attempts;
+    expect(a?.output.text).toBe('the short answer');
+    // Only the head of the 10 MB result.json was read from the store: its messages up to there, the rest not.
+    expect(a?.result).toMatchObject({ shown: 1024 * 1024, complete: false });
+    expect(a?.result.length).toBeGreaterThan(10_000_000);
+    const messages = a?.steps[0]?.transcript ?? [];
+    expect(messages.map((m) => m.content.text.slice(0, 5))).toEqual(['go', 'yyyyy']);
+    expect(messages[1]?.content.truncated).toBe(true);
+    const preview = await rawRequest(served.port, `/api/v1/artifacts/${a?.seq}/result.json?head=1000`);
+    expect([preview.body.length, preview.headers['x-artifact-length']]).toEqual([1000, String(a?.result.length)]);
+    const whole = await rawRequest(served.port, `/api/v1/artifacts/${a?.seq}/result.json?download=1`);
     expect(whole.headers['content-disposition']).toBe('attachment; filename="result.json"');
-    expect(whole.body.length).toBeGreaterThan(20_000_000);
+    expect(whole.body.length).toBe(a?.result.length);
+    expect(whole.body).toContain('after the long one');
+  });
+
+  it('shows the first part of a result.json whose tail is not JSON (cut at the cap)', async () => {
+    const { attempts } = await get<{
+      attempts: {
+        output: { text: string };
+        result: { complete: boolean };
+        steps: { transcript: { content: { text: string } }[] }[];
+      }[];
+    }>('/api/v1/runs/g-huge/cases/h2');
+    const [a] = attempts;
+    expect(a?.output.text).toBe('answer before the cut');
+    expect(a?.result.complete).toBe(false);
+    expect(a?.steps[0]?.transcript[0]?.content.text).toBe('first words');
+    expect(a?.steps[0]?.transcript.length).toBeGreaterThan(1000);
   });
 
   it('serves artifacts by manifest name only: traversal, encoded slashes and absolute paths get 404', async () => {
@@ -255,6 +310,48 @@ describe('proctor serve: live events', () => {
     } finally {
       await s.stop();
       p.remove();
+    }
+  });
+});
+
+const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
+
+describe.skipIf(!postgres || postgres.unavailable)('proctor serve: live events on PostgreSQL', () => {
+  it('resumes with no missing result when a transaction that drew a smaller seq commits after a later one', async () => {
+    const db = await (postgres as StoreBackend).create();
+    const p = tempProject({ 'proctor.toml': `[store]\nurl = "${db.url}"\n` });
+    const { default: pg } = await import('pg');
+    const slow = new pg.Client({ connectionString: db.url });
+    await slow.connect();
+    const keysOf = (events: { event: string; data: string }[]) =>
+      events.filter((e) => e.event === 'result').map((e) => (JSON.parse(e.data) as { caseKey: string }).caseKey);
+    let s: ServedExplorer | undefined;
+    try {
+      await commitCases(db.store, 'live', [{ key: 'a', test: 'a', target: 'alpha', outcome: 'passed' }], 'first');
+      // Started first: opening a store waits for open transactions on its tables (its migration's locks).
+      s = await serveExplorer(p.dir);
+      await slow.query('begin');
+      await slow.query(
+        `insert into results (run_id, group_id, case_key, attempt, target, eval_path, outcome, row, files, committed_at)
+         values ('slow', 'live', 'slow', 1, 'alpha', 'e', 'passed', '{}', '{}', 0)`,
+      );
+      await commitCases(db.store, 'live', [{ key: 'fast', test: 'fast', target: 'alpha', outcome: 'passed' }], 'fast');
+      const url = () => `${s?.url}api/v1/events?group=live`;
+      // While the slow transaction is open, `fast` (a later seq, committed) is held back: sent, it would move
+      // the cursor past `slow`.
+      const first = await readEvents(url(), {}, (es) => keysOf(es).length >= 2, 2000);
+      expect(keysOf(first)).toEqual(['a']);
+      await s.stop();
+      await slow.query('commit');
+      s = await serveExplorer(p.dir);
+      const lastId = first.filter((e) => e.event === 'result').at(-1)?.id as string;
+      const resumed = await readEvents(url(), { 'Last-Event-ID': lastId }, (es) => keysOf(es).length >= 2);
+      expect(keysOf(resumed).sort()).toEqual(['fast', 'slow']);
+    } finally {
+      await s?.stop();
+      await slow.end();
+      p.remove();
+      await db.remove();
     }
   });
 });

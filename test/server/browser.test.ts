@@ -76,8 +76,8 @@ describe('proctor serve in Chromium', () => {
     await page.locator('.vt-row[data-key]').first().waitFor();
     const paintMs = Date.now() - start;
     process.stdout.write(`100k run page: first rows after ${paintMs} ms\n`);
-    // The goal is < 1 s (bench/explorer.ts measures it on a quiet machine: ~0.6 s cold, ~0.25 s warm). Inside the
-    // whole suite, on 2 shared cores, the same cold paint was measured at 1.5–1.8 s: the slack is for that.
+    // The goal is < 1 s, measured by bench/explorer.ts, not here: this bound only catches a page that hangs. Inside
+    // the whole suite, on 2 shared cores at load 11, the cold paint was measured at 0.6–0.9 s.
     expect(paintMs).toBeLessThan(3000);
     await page.locator('[data-testid=targets]').waitFor();
     await page.screenshot({ path: path.join(shots.dir, 'run.png') });
@@ -145,6 +145,11 @@ describe('proctor serve in Chromium', () => {
     const list = await open(served.url);
     await list.locator('tr[data-run="g-big"]').waitFor();
     await list.screenshot({ path: path.join(shots.dir, 'runs.png') });
+    // Every seeded run has a failed or errored case: the status filter keeps all of them, or none.
+    await list.locator('select[aria-label=status]').selectOption('all passed');
+    expect(await list.locator('tr[data-run]').count()).toBe(0);
+    await list.locator('select[aria-label=status]').selectOption('with failures');
+    expect(await list.locator('tr[data-run]').count()).toBe(4);
     await page.close();
     await list.close();
   });

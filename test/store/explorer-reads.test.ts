@@ -59,18 +59,28 @@ for (const backend of await storeBackends()) {
       expect((await store.queryCases('g1', { offset: 0, limit: 10, q: '1_0' })).total).toBe(0);
       const countless = await store.queryCases('g1', { offset: 0, limit: 1, countless: true });
       expect(countless).toMatchObject({ total: -1, rows: [{ caseKey: 'a' }] });
+      // Walking by seq: the latest attempts after a commit, as compare reads a whole run.
+      const after = await store.queryCases('g1', { offset: 0, limit: 10, afterSeq: countless.rows[0]?.seq as number });
+      expect(after.rows.map((r) => r.caseKey)).toEqual(['b', 'd', 'c']);
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {
-      const attempts = await store.caseAttempts('g1', 'c');
+      const attempts = await store.caseAttemptHeads('g1', 'c', 20);
       expect(attempts.map((a) => [a.attempt, a.row.outcome])).toEqual([
         [1, 'error'],
         [2, 'passed'],
       ]);
-      const bySeq = await store.resultBySeq(attempts[1]?.seq as number);
-      expect(bySeq?.files['result.json']).toContain('"outcome":"passed"');
-      expect(await store.lastResultSeq('g1')).toBe(attempts[1]?.seq);
-      expect(await store.lastResultSeq('none')).toBe(0);
+      // Only the head of result.json leaves the database, with the whole one's length and the manifest.
+      const whole = await store.artifactHead(attempts[1]?.seq as number, 'result.json');
+      expect(whole?.text).toContain('"outcome":"passed"');
+      expect(attempts[1]?.result).toEqual({ text: whole?.text.slice(0, 20), length: whole?.text.length });
+      expect(attempts[1]?.artifacts).toEqual([{ name: 'result.json', size: whole?.text.length }]);
+      expect(await store.artifactHead(attempts[1]?.seq as number, 'result.json', 5)).toEqual({
+        text: whole?.text.slice(0, 5),
+        length: whole?.length,
+      });
+      expect(await store.artifactHead(attempts[1]?.seq as number, 'nope.txt')).toBeUndefined();
+      expect(await store.artifactHead(999_999, 'result.json')).toBeUndefined();
       const cells = await store.caseMatrix('g1', 100);
       expect(cells.map((c) => [c.evalPath, c.test, c.target, c.passed, c.total])).toEqual(
         [
@@ -81,6 +91,20 @@ for (const backend of await storeBackends()) {
         ].sort((x, y) => (`${x[0]}${x[1]}${x[2]}` < `${y[0]}${y[1]}${y[2]}` ? -1 : 1)),
       );
       expect(cells.find((c) => c.target === 'beta' && c.test === 'upper')?.meanScore).toBe(0.25);
+      expect(await store.groupCost('g1')).toEqual({ targetUsd: 0, judgeUsd: null });
+      await commitCases(
+        store,
+        'spent',
+        [
+          { key: 'a', test: 'a', target: 'alpha', outcome: 'passed', costUsd: 0.5, judgeCostUsd: 0.125 },
+          { key: 'a', test: 'a', target: 'alpha', outcome: 'passed', attempt: 2, costUsd: 0.25 },
+          { key: 'b', test: 'b', target: 'alpha', outcome: 'passed', costUsd: null },
+        ],
+        'spent',
+      );
+      // Every attempt spent: the retried one counts too; an unpriced call adds nothing.
+      expect(await store.groupCost('spent')).toEqual({ targetUsd: 0.75, judgeUsd: 0.125 });
+      expect(await store.groupCost('none')).toEqual({ targetUsd: null, judgeUsd: null });
       const facets = await store.caseFacets('g1');
       expect(facets).toMatchObject({
         targets: ['alpha', 'beta'],

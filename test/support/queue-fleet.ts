@@ -1,7 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type CliProcess, startCli, waitFor } from './cli.js';
 import { type TempProject, tempProject } from './project.js';
 import type { StoreBackend } from './store-backends.js';
+
+/** Whether `redis-server` can be started here (tests that own a Redis need it). */
+export const hasRedisServer = (() => {
+  try {
+    execFileSync('redis-server', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 /** The Redis the machines run; PROCTOR_TEST_REDIS_URL points elsewhere. */
 export const redisUrl = process.env.PROCTOR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -112,7 +123,11 @@ const freePort = async (): Promise<number> => {
   });
 };
 
-export const startOwnedRedis = async (persistence: 'aof' | 'none'): Promise<OwnedRedis> => {
+/** `evictionPolicy`: its `maxmemory-policy`, `noeviction` (what BullMQ needs) unless a test wants another. */
+export const startOwnedRedis = async (
+  persistence: 'aof' | 'none',
+  evictionPolicy = 'noeviction',
+): Promise<OwnedRedis> => {
   const { spawn } = await import('node:child_process');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -130,7 +145,7 @@ export const startOwnedRedis = async (persistence: 'aof' | 'none'): Promise<Owne
     '--save',
     '',
     '--maxmemory-policy',
-    'noeviction',
+    evictionPolicy,
     ...(persistence === 'aof' ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
   ];
   let child: ReturnType<typeof spawn> | undefined;

@@ -15,10 +15,15 @@ export interface SeedCase {
   output?: string;
   transcript?: { role: string; content: string }[];
   errorKind?: string;
+  /** The target's spend (default 0) and the judges' (no judge when absent). */
+  costUsd?: number | null;
+  judgeCostUsd?: number;
+  /** Keep only this many characters of result.json, then the marker line the store's cap writes. */
+  cutResultAt?: number;
 }
 
-const resultFiles = (c: SeedCase): Record<string, string> => ({
-  'result.json': JSON.stringify({
+const resultJson = (c: SeedCase): string =>
+  JSON.stringify({
     outcome: c.outcome,
     output: c.output ?? `output of ${c.test}`,
     steps: [
@@ -37,8 +42,17 @@ const resultFiles = (c: SeedCase): Record<string, string> => ({
         output: { results: [{ id: 'equals', pass: c.outcome === 'passed', score: c.score ?? null, reason: 'seeded' }] },
       },
     ],
-  }),
-});
+  });
+
+const resultFiles = (c: SeedCase): Record<string, string> => {
+  const text = resultJson(c);
+  return {
+    'result.json':
+      c.cutResultAt === undefined
+        ? text
+        : `${text.slice(0, c.cutResultAt)}\n[proctor: truncated: ${text.length} bytes, the first ${c.cutResultAt} kept]\n`,
+  };
+};
 
 const statusOf = (c: SeedCase) =>
   c.outcome === 'canceled' ? 'CANCELED' : c.outcome === 'error' ? 'FAILED' : ('COMPLETED' as const);
@@ -58,7 +72,14 @@ const rowOf = (c: SeedCase, runId: string, groupId: string, now: number) => {
     error: c.errorKind ? { kind: c.errorKind, message: `seeded ${c.errorKind}`, retryable: false } : null,
     attempts: 1,
     duration_ms: 5,
-    usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0 },
+    usage: {
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_usd: c.costUsd === undefined ? 0 : c.costUsd,
+      ...(c.judgeCostUsd === undefined
+        ? {}
+        : { judge: { input_tokens: 1, output_tokens: 1, cost_usd: c.judgeCostUsd } }),
+    },
     run_id: runId,
     group_id: groupId,
     started_at: new Date(now).toISOString(),

@@ -42,12 +42,22 @@ const postgresProblem = async (): Promise<string | undefined> => {
   }
 };
 
-/** Each test gets its own database, dropped afterwards, so tests never see each other's runs. */
-const createPostgres = async (): Promise<BackendStore> => {
+/** A new database with no tables yet: its url, and how to drop it. */
+export const emptyPostgresDatabase = async (): Promise<{ url: string; drop: () => Promise<void> }> => {
   const name = `proctor_test_${randomBytes(6).toString('hex')}`;
   await withLobby((query) => query(`create database ${name}`));
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withLobby((query) => query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+};
+
+/** Each test gets its own database, dropped afterwards, so tests never see each other's runs. */
+const createPostgres = async (): Promise<BackendStore> => {
+  const database = await emptyPostgresDatabase();
+  const url = new URL(database.url);
   const opened: Store[] = [];
   const open = async (): Promise<Store> => {
     const store = await openPostgresStore(url.toString());
@@ -60,7 +70,7 @@ const createPostgres = async (): Promise<BackendStore> => {
     open,
     remove: async () => {
       await Promise.all(opened.map((s) => s.close().catch(() => {})));
-      await withLobby((query) => query(`drop database if exists ${name} with (force)`));
+      await database.drop();
     },
   };
 };

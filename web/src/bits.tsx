@@ -1,6 +1,6 @@
-import type { GroupSummary } from './api.js';
+import type { Clipped, GroupCost, GroupSummary } from './api.js';
 import { finished, isLive } from './api.js';
-import { pct } from './format.js';
+import { count, pct, usd } from './format.js';
 
 export const Outcome = ({ value }: { value: string | null }) => (
   <span class={`badge ${value ?? 'none'}`}>{value ?? '…'}</span>
@@ -18,7 +18,7 @@ export const Progress = ({ g }: { g: GroupSummary }) => {
         <span class="canceled" style={part(g.canceled)} />
       </div>
       <span class="progress-text" data-testid="progress">
-        {done}/{g.total} {isLive(g) ? 'running' : g.canceled ? 'canceled' : 'done'}
+        {count(done)}/{count(g.total)} {isLive(g) ? 'running' : g.canceled ? 'canceled' : 'done'}
       </span>
     </div>
   );
@@ -31,3 +31,28 @@ export const PassRate = ({ g }: { g: GroupSummary }) => {
 
 export const Loading = ({ error }: { error?: string | null }) =>
   error ? <p class="error-box">{error}</p> : <p class="muted">Loading…</p>;
+
+/** A run's spend: the target's calls, then the judges' when any judge was paid. */
+export const Cost = ({ cost }: { cost: GroupCost | null }) =>
+  cost ? (
+    <span title="target | judge">
+      {usd(cost.targetUsd)}
+      {cost.judgeUsd !== null && <span class="muted"> | {usd(cost.judgeUsd)}</span>}
+    </span>
+  ) : (
+    <span class="muted">…</span>
+  );
+
+/** Text as text: every model or agent string on this page goes through here into a text node, never markup. */
+export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }) => (
+  <>
+    <pre class="text" data-testid={testid}>
+      {value.text}
+    </pre>
+    {value.truncated && (
+      <p class="muted">
+        showing the first {value.text.length.toLocaleString('en')} of {value.length.toLocaleString('en')} characters
+      </p>
+    )}
+  </>
+);

@@ -1,34 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type AttemptView, type Clipped, getJson, type RowView } from './api.js';
-import { Loading, Outcome } from './bits.js';
-import { score } from './format.js';
+import { Loading, Outcome, TextBlock } from './bits.js';
+import { score, usd } from './format.js';
 
 /** An attempt as the case page reads it: the server's view, its bundle row typed for reading. */
 type Attempt = Omit<AttemptView, 'row'> & { row: RowView };
 
-/** Text as text: every model or agent string on this page goes through here into a text node, never markup. */
-export const TextBlock = ({ value, testid }: { value: Clipped; testid?: string }) => (
-  <>
-    <pre class="text" data-testid={testid}>
-      {value.text}
-    </pre>
-    {value.truncated && (
-      <p class="muted">
-        showing the first {value.text.length.toLocaleString('en')} of {value.length.toLocaleString('en')} characters
-      </p>
-    )}
-  </>
-);
+// What an artifact preview shows; the server reads no more of the file than this.
+const previewChars = 1_000_000;
 
-const artifactUrl = (seq: number, name: string, download = false) =>
-  `/api/v1/artifacts/${seq}/${encodeURIComponent(name)}${download ? '?download=1' : ''}`;
+const artifactUrl = (a: Attempt, name: string, download = false) =>
+  `${a.artifactsUrl}/${encodeURIComponent(name)}${download ? '?download=1' : `?head=${previewChars}`}`;
 
 const Artifacts = ({ a }: { a: Attempt }) => {
-  const [preview, setPreview] = useState<{ name: string; text: string } | null>(null);
+  const [preview, setPreview] = useState<{ name: string; text: Clipped } | null>(null);
   const show = async (name: string) => {
-    const res = await fetch(artifactUrl(a.seq, name));
+    const res = await fetch(artifactUrl(a, name));
     const text = await res.text();
-    setPreview({ name, text: text.length > 1_000_000 ? `${text.slice(0, 1_000_000)}\n… (truncated)` : text });
+    const length = Number(res.headers.get('X-Artifact-Length') ?? text.length);
+    setPreview({ name, text: { text, length, truncated: length > text.length } });
   };
   return (
     <>
@@ -37,12 +27,13 @@ const Artifacts = ({ a }: { a: Attempt }) => {
           {a.artifacts.map((f) => (
             <tr key={f.name}>
               <td class="mono">{f.name}</td>
-              <td class="num muted">{f.size.toLocaleString('en')} B</td>
+              <td class="num muted">{f.size.toLocaleString('en')}</td>
               <td>
                 <button type="button" class="link" onClick={() => show(f.name)}>
                   preview
-                </button>{' '}
-                <a href={artifactUrl(a.seq, f.name, true)} download={f.name}>
+                </button>
+                <span class="muted"> · </span>
+                <a href={artifactUrl(a, f.name, true)} download={f.name}>
                   download
                 </a>
               </td>
@@ -53,7 +44,7 @@ const Artifacts = ({ a }: { a: Attempt }) => {
       {preview && (
         <>
           <h3 class="mono">{preview.name}</h3>
-          <pre class="text">{preview.text}</pre>
+          <TextBlock value={preview.text} testid="artifact-preview" />
         </>
       )}
     </>
@@ -95,7 +86,8 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
           <div class="label">duration · tokens · cost</div>
           <div>
             {a.row.duration_ms ?? '–'} ms · {a.row.usage ? a.row.usage.input_tokens + a.row.usage.output_tokens : '–'} ·{' '}
-            {typeof a.row.usage?.cost_usd === 'number' ? `$${a.row.usage.cost_usd.toFixed(4)}` : '–'}
+            {usd(a.row.usage?.cost_usd ?? null)}
+            {a.row.usage?.judge && <span class="muted"> | judge {usd(a.row.usage.judge.cost_usd)}</span>}
           </div>
         </div>
       </div>
@@ -113,6 +105,15 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
         <div class="error-box">
           <strong>{a.row.error.kind}</strong>: {a.row.error.message}
         </div>
+      )}
+      {a.result && !a.result.complete && (
+        <p class="notice" data-testid="result-cut">
+          result.json holds {a.result.length.toLocaleString('en')} characters: this page shows what its first{' '}
+          {a.result.shown.toLocaleString('en')} hold.{' '}
+          <a href={artifactUrl(a, 'result.json', true)} download="result.json">
+            Download it whole
+          </a>
+        </p>
       )}
       <h2>Output</h2>
       {a.output ? <TextBlock value={a.output} testid="output" /> : <p class="muted">no output recorded</p>}
@@ -164,7 +165,7 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
               <td class="mono">{j.stepId}</td>
               <td class="num">#{j.attempt}</td>
               <td>
-                <pre class="text small">{JSON.stringify(j.ops)}</pre>
+                <TextBlock value={j.ops} />
               </td>
             </tr>
           ))}

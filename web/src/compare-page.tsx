@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Clipped, type Comparison, type GroupSummary, getJson } from './api.js';
-import { Loading, Outcome } from './bits.js';
-import { TextBlock } from './case-page.js';
+import { Loading, Outcome, TextBlock } from './bits.js';
 import { score } from './format.js';
 import { navigate } from './router.js';
 

@@ -18,3 +18,16 @@ export const q = (params: Record<string, string | undefined>): string => {
   const s = p.toString();
   return s ? `?${s}` : '';
 };
+
+/** Dollars with enough digits that a cheap run is not shown as $0.00; null (no price known) as a dash. */
+export const usd = (n: number | null): string => {
+  if (n === null) return '–';
+  if (n === 0) return '$0';
+  return n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(2)}`;
+};
+
+/** A count with thousands separators. */
+export const count = (n: number): string => n.toLocaleString('en');
+
+/** A count's colour class: its tone when there are some, muted when none (a column of red zeros alarms). */
+export const tone = (n: number, cls: string): string => (n ? cls : 'zero');

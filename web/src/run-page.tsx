@@ -1,15 +1,26 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type GroupSummary, getJson, isLive, type ProgressRow, postJson, prefetch } from './api.js';
-import { Loading, PassRate, Progress } from './bits.js';
+import {
+  type GroupCost,
+  type GroupSummary,
+  getJson,
+  getPrefetched,
+  isLive,
+  type ProgressRow,
+  postJson,
+  prefetch,
+} from './api.js';
+import { Cost, Loading, PassRate, Progress } from './bits.js';
 import { type CaseFilters, CaseTable, casesPath } from './case-table.js';
-import { duration, pct, q, when } from './format.js';
+import { count, duration, pct, q, tone, when } from './format.js';
 import { Matrix } from './matrix.js';
 import { navigate } from './router.js';
 
 interface RunDetail {
   summary: GroupSummary;
   progress: ProgressRow[];
-  facets: { targets: string[]; evals: string[]; errorKinds: string[]; lastSeq: number };
+  facets: { targets: string[]; evals: string[]; errorKinds: string[] };
+  cursor: string;
 }
 
 const filterNames = ['outcome', 'target', 'eval', 'error_kind', 'q'] as const;
@@ -31,37 +42,51 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const [canceling, setCanceling] = useState(false);
+  const [cost, setCost] = useState<GroupCost | null>(null);
   const filters: CaseFilters = Object.fromEntries(
     filterNames.flatMap((n) => (query.get(n) ? [[n, query.get(n)]] : [])),
   );
   const [text, setText] = useState(filters.q ?? '');
+  const detailPath = `/runs/${encodeURIComponent(group)}`;
+  // Both first reads start while this page first renders, before any effect runs (the table's comes first).
+  useState(() => {
+    prefetch(casesPath(group, filters, 0));
+    prefetch(detailPath);
+  });
 
   useEffect(() => {
     let events: EventSource | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    prefetch(casesPath(group, filters, 0));
-    const refresh = () =>
-      getJson<RunDetail>(`/runs/${encodeURIComponent(group)}`).then((d) => {
-        setDetail(d);
-        return d;
-      });
-    refresh().then(
-      (first) => {
-        // Progress comes from the store as it changes; commits after the ones just read are coalesced into one
-        // reload. The browser resumes from the last result id by itself when the stream drops.
-        events = new EventSource(`/api/v1/events?group=${encodeURIComponent(group)}&after=${first.facets.lastSeq}`);
-        const soon = () => {
-          timer ??= setTimeout(() => {
-            timer = undefined;
-            refresh();
-            setVersion((v) => v + 1);
-          }, 300);
-        };
-        events.addEventListener('progress', soon);
-        events.addEventListener('result', soon);
-      },
-      (e: Error) => setError(e.message),
-    );
+    const show = (d: RunDetail) => {
+      setDetail(d);
+      // Asked for after the counts: summing the spend reads every row, so it must not delay the first rows.
+      getJson<GroupCost>(`${detailPath}/cost`).then(setCost, () => {});
+      return d;
+    };
+    const refresh = () => getJson<RunDetail>(detailPath).then(show);
+    getPrefetched<RunDetail>(detailPath)
+      .then(show)
+      .then(
+        (first) => {
+          // A finished run never changes again: only a live one is followed.
+          if (!isLive(first.summary)) return;
+          // Progress comes from the store as it changes; commits after the ones just read are coalesced into one
+          // reload. The browser resumes from the last result id by itself when the stream drops.
+          events = new EventSource(
+            `/api/v1/events?group=${encodeURIComponent(group)}&after=${encodeURIComponent(first.cursor)}`,
+          );
+          const soon = () => {
+            timer ??= setTimeout(() => {
+              timer = undefined;
+              refresh();
+              setVersion((v) => v + 1);
+            }, 300);
+          };
+          events.addEventListener('progress', soon);
+          events.addEventListener('result', soon);
+        },
+        (e: Error) => setError(e.message),
+      );
     return () => {
       events?.close();
       if (timer) clearTimeout(timer);
@@ -109,14 +134,22 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
         <div class="card">
           <div class="label">Outcomes</div>
           <div class="counts">
-            <span class="pass">{g.passed} passed</span> <span class="fail">{g.failed} failed</span>{' '}
-            <span class="err">{g.error + g.failedRuns} error</span> <span>{g.canceled} canceled</span>
+            <span class={tone(g.passed, 'pass')}>{count(g.passed)} passed</span>{' '}
+            <span class={tone(g.failed, 'fail')}>{count(g.failed)} failed</span>{' '}
+            <span class={tone(g.error + g.failedRuns, 'err')}>{count(g.error + g.failedRuns)} error</span>{' '}
+            <span class={tone(g.canceled, '')}>{count(g.canceled)} canceled</span>
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Cost · target | judge</div>
+          <div data-testid="cost">
+            <Cost cost={cost} />
           </div>
         </div>
         <div class="card">
           <div class="label">Started · duration</div>
           <div>
-            {when(g.createdAt)} · {duration(g.startedAt ?? g.createdAt, isLive(g) ? null : g.finishedAt)}
+            {when(g.startedAt ?? g.createdAt)} · {duration(g.startedAt ?? g.createdAt, isLive(g) ? null : g.finishedAt)}
           </div>
         </div>
       </div>
@@ -138,12 +171,14 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
           {perTarget(progress).map(([t, c]) => (
             <tr key={t}>
               <td>{t}</td>
-              <td class="num">{c.total ?? 0}</td>
-              <td class="num pass">{c.passed ?? 0}</td>
-              <td class="num fail">{c.failed ?? 0}</td>
-              <td class="num err">{c.error ?? 0}</td>
-              <td class="num">{c.canceled ?? 0}</td>
-              <td class="num">{(c.queued ?? 0) + (c.running ?? 0)}</td>
+              <td class="num">{count(c.total ?? 0)}</td>
+              <td class={`num ${tone(c.passed ?? 0, 'pass')}`}>{count(c.passed ?? 0)}</td>
+              <td class={`num ${tone(c.failed ?? 0, 'fail')}`}>{count(c.failed ?? 0)}</td>
+              <td class={`num ${tone(c.error ?? 0, 'err')}`}>{count(c.error ?? 0)}</td>
+              <td class={`num ${tone(c.canceled ?? 0, '')}`}>{count(c.canceled ?? 0)}</td>
+              <td class={`num ${tone((c.queued ?? 0) + (c.running ?? 0), '')}`}>
+                {count((c.queued ?? 0) + (c.running ?? 0))}
+              </td>
               <td class="num">{pct(c.passed ?? 0, (c.passed ?? 0) + (c.failed ?? 0) + (c.error ?? 0))}</td>
             </tr>
           ))}
@@ -196,11 +231,13 @@ export const RunPage = ({ group, query }: { group: string; query: URLSearchParam
       {detail?.summary.kind === 'task' ? (
         <TaskRuns group={group} version={version} />
       ) : (
-        <>
+        // Keyed: unkeyed, Preact would hand this fragment to the header when it replaces "Loading…", and mount
+        // the table (and fetch its first page) a second time.
+        <Fragment key="cases">
           {detail && controls(detail.facets)}
           {/* Mounted at once, not after the header: the first page is fetched alongside the counts. */}
           <CaseTable group={group} filters={filters} version={version} />
-        </>
+        </Fragment>
       )}
       <p class="muted">
         <a href={`/compare?head=${encodeURIComponent(group)}`}>compare with another run</a>

@@ -1,31 +1,50 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type GroupSummary, getJson } from './api.js';
-import { Loading, PassRate, Progress } from './bits.js';
-import { duration, when } from './format.js';
+import { type GroupListing, getJson, isLive } from './api.js';
+import { Cost, Loading, PassRate, Progress } from './bits.js';
+import { count, duration, tone, when } from './format.js';
 import { NewRun } from './new-run.js';
 
+// The runs list's status filter: which runs each choice keeps.
+const statuses = {
+  running: (g: GroupListing) => isLive(g),
+  'with failures': (g: GroupListing) => !isLive(g) && g.failed + g.error + g.failedRuns > 0,
+  'all passed': (g: GroupListing) => !isLive(g) && g.failed + g.error + g.failedRuns + g.canceled === 0,
+  canceled: (g: GroupListing) => g.canceled > 0,
+};
+type Status = keyof typeof statuses | '';
+
 export const RunsPage = () => {
-  const [runs, setRuns] = useState<GroupSummary[] | null>(null);
+  const [runs, setRuns] = useState<GroupListing[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [text, setText] = useState('');
+  const [status, setStatus] = useState<Status>('');
   const [compare, setCompare] = useState<string[]>([]);
   useEffect(() => {
-    getJson<{ runs: GroupSummary[] }>('/runs').then(
+    getJson<{ runs: GroupListing[] }>('/runs').then(
       (r) => setRuns(r.runs),
       (e: Error) => setError(e.message),
     );
     const events = new EventSource('/api/v1/events');
-    events.addEventListener('runs', (e) => setRuns(JSON.parse((e as MessageEvent<string>).data) as GroupSummary[]));
+    events.addEventListener('runs', (e) => setRuns(JSON.parse((e as MessageEvent<string>).data) as GroupListing[]));
     return () => events.close();
   }, []);
   if (!runs) return <Loading error={error} />;
-  const shown = runs.filter((r) => !text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text));
+  const shown = runs.filter(
+    (r) =>
+      (!text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text)) && (!status || statuses[status](r)),
+  );
   const toggle = (id: string) => setCompare((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id].slice(-2)));
   return (
     <section>
       <div class="toolbar">
         <h1>Runs</h1>
         <input placeholder="Filter runs…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <select value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)} aria-label="status">
+          <option value="">any status</option>
+          {Object.keys(statuses).map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
         {compare.length === 2 ? (
           <a
             class="button"
@@ -53,6 +72,9 @@ export const RunsPage = () => {
             <th class="num">Pass rate</th>
             <th>Started</th>
             <th class="num">Duration</th>
+            <th class="num" title="target calls | judges' calls">
+              Cost
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -71,15 +93,18 @@ export const RunsPage = () => {
               <td>
                 <Progress g={g} />
               </td>
-              <td class="num pass">{g.passed || g.completed}</td>
-              <td class="num fail">{g.failed}</td>
-              <td class="num err">{g.error + g.failedRuns}</td>
-              <td class="num">{g.canceled}</td>
+              <td class={`num ${tone(g.passed + g.completed, 'pass')}`}>{count(g.passed + g.completed)}</td>
+              <td class={`num ${tone(g.failed, 'fail')}`}>{count(g.failed)}</td>
+              <td class={`num ${tone(g.error + g.failedRuns, 'err')}`}>{count(g.error + g.failedRuns)}</td>
+              <td class={`num ${tone(g.canceled, '')}`}>{count(g.canceled)}</td>
               <td class="num">
                 <PassRate g={g} />
               </td>
-              <td>{when(g.createdAt)}</td>
+              <td>{when(g.startedAt ?? g.createdAt)}</td>
               <td class="num">{duration(g.startedAt ?? g.createdAt, g.queued + g.running ? null : g.finishedAt)}</td>
+              <td class="num" data-testid="cost">
+                <Cost cost={g.cost} />
+              </td>
             </tr>
           ))}
         </tbody>

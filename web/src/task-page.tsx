@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getJson } from './api.js';
-import { Loading } from './bits.js';
+import { type Clipped, getJson } from './api.js';
+import { Loading, TextBlock } from './bits.js';
 import { duration, when } from './format.js';
 
 interface TaskDetail {
@@ -15,7 +15,7 @@ interface TaskDetail {
     error: { kind: string; message: string } | null;
   };
   instance: { spec: { steps?: { id: string; type: string }[] }; startStep: string | null } | null;
-  journal: { seq: number; stepId: string; attempt: number; ops: unknown; output: unknown; createdAt: number }[];
+  journal: { seq: number; stepId: string; attempt: number; entry: Clipped; createdAt: number }[];
 }
 
 /** One task run: its steps, which of them the journal has recorded, and its state, refreshed while it runs. */
@@ -36,7 +36,7 @@ export const TaskPage = ({ runId }: { runId: string }) => {
     return () => clearTimeout(timer);
   }, [runId]);
   if (!d) return <Loading error={error} />;
-  const done = new Set(d.journal.map((j) => j.stepId));
+  const done = new Map(d.journal.map((j) => [j.stepId, j]));
   return (
     <section>
       <p class="crumbs">
@@ -58,17 +58,27 @@ export const TaskPage = ({ runId }: { runId: string }) => {
         </div>
       )}
       <h2>Steps</h2>
-      <table class="grid compact">
+      <table class="grid compact steps">
+        <thead>
+          <tr>
+            <th>Step</th>
+            <th>Type</th>
+            <th>State</th>
+            <th>Finished</th>
+          </tr>
+        </thead>
         <tbody>
-          {(d.instance?.spec.steps ?? []).map((s) => (
-            <tr key={s.id}>
-              <td class="mono">{s.id}</td>
-              <td>{s.type}</td>
-              <td>
-                {done.has(s.id) ? <span class="badge passed">done</span> : <span class="badge none">pending</span>}
-              </td>
-            </tr>
-          ))}
+          {(d.instance?.spec.steps ?? []).map((s) => {
+            const entry = done.get(s.id);
+            return (
+              <tr key={s.id}>
+                <td class="mono">{s.id}</td>
+                <td>{s.type}</td>
+                <td>{entry ? <span class="badge passed">done</span> : <span class="badge none">pending</span>}</td>
+                <td class="muted">{entry ? `${when(entry.createdAt)} · attempt ${entry.attempt}` : ''}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
       <h2>Journal</h2>
@@ -80,7 +90,7 @@ export const TaskPage = ({ runId }: { runId: string }) => {
               attempt {j.attempt} · {when(j.createdAt)}
             </span>
           </summary>
-          <pre class="text">{JSON.stringify({ ops: j.ops, output: j.output }, null, 2)}</pre>
+          <TextBlock value={j.entry} />
         </details>
       ))}
       {d.journal.length === 0 && <p class="muted">no journal entries</p>}

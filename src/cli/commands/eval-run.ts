@@ -73,6 +73,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
         if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
+      onWarning: (warning) => say(`warning: ${warning}`),
       wantsProgress: () => display.wantsUpdate(),
     });
     if (detached) {

@@ -33,6 +33,7 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
         );
         print = taskRunPrinter(process.stdout, submitted.length);
       },
+      onWarning: (warning) => process.stderr.write(`warning: ${warning}\n`),
       onEvent: (event) => print(event),
       onExport: (runId, dir, failure) =>
         process.stderr.write(

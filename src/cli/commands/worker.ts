@@ -46,8 +46,10 @@ export const worker = async (opts: WorkerOptions): Promise<number> => {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    process.stderr.write(`worker on pool ${queueConfig.pool}, concurrency ${queueConfig.concurrency}\n`);
-    const end = await queueWorker.run();
+    const end = await queueWorker.run({
+      ready: () => process.stderr.write(`worker on pool ${queueConfig.pool}, concurrency ${queueConfig.concurrency}\n`),
+      warn: (warning) => process.stderr.write(`warning: ${warning}\n`),
+    });
     if (end === 'redis_lost') {
       process.stderr.write(
         `error: lost the connection to Redis at ${printableUrl(queueConfig.redis)} and it did not come back\n`,

@@ -1,0 +1,95 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { JsonObject } from '../records.js';
+import { isPostgres } from './explorer-reads.js';
+import type { Database } from './schema.js';
+
+/** An artifact file's name and size in characters, from a result's manifest (its `files`). */
+export interface ArtifactEntry {
+  name: string;
+  size: number;
+}
+
+/** The first characters of one artifact file, and how long the whole is. */
+export interface ArtifactHead {
+  text: string;
+  length: number;
+}
+
+/** A committed attempt as the case page starts from it: its row, its manifest and the head of its result.json. */
+export interface AttemptHead {
+  seq: number;
+  runId: string;
+  attempt: number;
+  row: JsonObject;
+  artifacts: ArtifactEntry[];
+  /** The first characters of `result.json`, when the attempt has one. */
+  result: ArtifactHead | null;
+}
+
+type Db = Kysely<Database>;
+
+/**
+ * The (name, text) pairs of a result's `files`, expanded by the database: only what a query keeps of them
+ * (a length, a prefix) reaches this process, never a whole 8 MB file.
+ */
+const filesOf = (db: Db): RawBuilder<unknown> =>
+  isPostgres(db) ? sql`jsonb_each_text(results.files::jsonb)` : sql`json_each(results.files)`;
+
+const manifestOf = (db: Db): RawBuilder<string | null> =>
+  isPostgres(db)
+    ? sql`(select json_agg(json_build_array(key, length(value)) order by key)::text from ${filesOf(db)})`
+    : sql`(select json_group_array(json_array(key, length(value))) from (select key, value from ${filesOf(db)} order by key))`;
+
+const head = (db: Db, name: string, chars: number) => ({
+  text: sql<string | null>`(select substr(value, 1, ${chars}) from ${filesOf(db)} where key = ${name})`,
+  length: sql<number | string | null>`(select length(value) from ${filesOf(db)} where key = ${name})`,
+});
+
+/** Every committed attempt of one case of a group, oldest first, with `chars` of each one's result.json. */
+export const caseAttemptHeads = async (
+  db: Db,
+  groupId: string,
+  caseKey: string,
+  chars: number,
+): Promise<AttemptHead[]> => {
+  const result = head(db, 'result.json', chars);
+  const rows = await db
+    .selectFrom('results')
+    .select([
+      'seq',
+      'runId',
+      'attempt',
+      'row',
+      manifestOf(db).as('manifest'),
+      result.text.as('resultText'),
+      result.length.as('resultLength'),
+    ])
+    .where('groupId', '=', groupId)
+    .where('caseKey', '=', caseKey)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    runId: r.runId,
+    attempt: r.attempt,
+    row: JSON.parse(r.row) as JsonObject,
+    artifacts: (JSON.parse(r.manifest ?? '[]') as [string, number][]).map(([name, size]) => ({ name, size })),
+    result: r.resultText === null ? null : { text: r.resultText, length: Number(r.resultLength) },
+  }));
+};
+
+/** The first `chars` of a result's artifact `name` (all of it without `chars`); undefined when there is none. */
+export const artifactHead = async (
+  db: Db,
+  seq: number,
+  name: string,
+  chars?: number,
+): Promise<ArtifactHead | undefined> => {
+  const file = head(db, name, chars ?? 2 ** 31 - 1);
+  const row = await db
+    .selectFrom('results')
+    .select([file.text.as('text'), file.length.as('length')])
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+  return row && row.text !== null ? { text: row.text, length: Number(row.length) } : undefined;
+};

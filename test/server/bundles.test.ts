@@ -1,0 +1,154 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordGroup } from '../../src/bundle/groups.js';
+import { type CaseResult, toIndexRow } from '../../src/bundle/row.js';
+import { BundleWriter } from '../../src/bundle/writer.js';
+import { rawRequest, type ServedExplorer, serveExplorer } from '../support/explorer.js';
+import { type TempProject, tempProject } from '../support/project.js';
+import { seedGroup } from '../support/seed-results.js';
+
+let project: TempProject;
+let served: ServedExplorer;
+const get = async <T>(p: string): Promise<T> => JSON.parse((await rawRequest(served.port, p)).body) as T;
+const secret = 'TOP-SECRET-4711';
+
+const aRow = (groupId: string, key: string, outcome: 'passed' | 'failed', artifacts = `cases/${key}/1`) =>
+  toIndexRow({
+    identity: { eval: 'evals/ci.eval.yaml', test: key, prompt: 'p', target: 'alpha', sample: 0 },
+    key,
+    fingerprint: 'f',
+    outcome,
+    score: outcome === 'passed' ? 1 : 0,
+    error: null,
+    attempts: 1,
+    durationMs: 3,
+    usage: { inputTokens: 1, outputTokens: 1, costUsd: 0.5 },
+    runId: `${groupId}-${key}`,
+    groupId,
+    startedAt: 1_700_000_000_000,
+    finishedAt: 1_700_000_000_000,
+    artifacts,
+  } satisfies CaseResult);
+
+const resultJson = (output: string) =>
+  JSON.stringify({
+    output,
+    steps: [{ stepId: 'verify', status: 'completed', output: { results: [{ id: 'eq', pass: true, reason: 'same' }] } }],
+  });
+
+beforeAll(async () => {
+  project = tempProject({ 'proctor.toml': '', 'secret.txt': secret, 'outside/result.json': resultJson(secret) });
+  await seedGroup(project.path('.proctor/proctor.db'), 'g-store', [
+    { key: 's1', test: 's1', target: 'alpha', outcome: 'passed' },
+  ]);
+  // A bundle from CI: its run is in no store here.
+  const ci = project.path('.proctor/results/ci-run');
+  const w = new BundleWriter(ci);
+  w.writeArtifacts('k1', 1, { 'result.json': resultJson('bundle answer'), 'stdout.txt': 'hello' });
+  symlinkSync(project.path('secret.txt'), path.join(ci, 'cases/k1/1/leak.txt'));
+  w.appendRow(aRow('g-ci', 'k1', 'passed'));
+  w.writeArtifacts('k2', 1, { 'result.json': resultJson('second') });
+  w.appendRow(aRow('g-ci', 'k2', 'failed'));
+  // A row whose artifacts path leaves the bundle, and one whose case folder is a link out of it.
+  w.appendRow(aRow('g-ci', 'k3', 'failed', '../../..'));
+  mkdirSync(path.join(ci, 'cases/k4'), { recursive: true });
+  symlinkSync(project.path('outside'), path.join(ci, 'cases/k4/1'));
+  w.appendRow(aRow('g-ci', 'k4', 'passed'));
+  w.close();
+  // The store's own run has its bundle too: it is listed once, from the store.
+  const own = project.path('.proctor/results/g-store');
+  recordGroup(own, 'g-store');
+  new BundleWriter(own).appendRow(aRow('g-store', 'bundled-only', 'failed'));
+  writeFileSync(project.path('.proctor/results/not-a-bundle.txt'), 'x');
+  served = await serveExplorer(project.dir);
+});
+
+afterAll(async () => {
+  await served?.stop();
+  project?.remove();
+});
+
+interface CaseView {
+  attempts: {
+    output: { text: string } | null;
+    graders: { id: string }[];
+    artifacts: { name: string }[];
+    artifactsUrl: string;
+    result: unknown;
+  }[];
+}
+
+describe('proctor serve: runs only a bundle folder holds', () => {
+  it('lists them beside the store runs, with their cases, once each', async () => {
+    const { runs } = await get<{
+      runs: { groupId: string; total: number; passed: number; cost: unknown; startedAt: number }[];
+    }>('/api/v1/runs');
+    expect(runs.map((r) => r.groupId).sort()).toEqual(['g-ci', 'g-store']);
+    expect(runs.find((r) => r.groupId === 'g-ci')).toMatchObject({
+      total: 4,
+      passed: 2,
+      cost: { targetUsd: 2, judgeUsd: null },
+      // When it ran, from its rows, not when the explorer indexed it.
+      startedAt: 1_700_000_000_000,
+    });
+    expect(runs.find((r) => r.groupId === 'g-store')?.total).toBe(1);
+    const page = await get<{ total: number; rows: { caseKey: string }[] }>('/api/v1/runs/g-ci/cases?outcome=failed');
+    expect(page.rows.map((r) => r.caseKey)).toEqual(['k2', 'k3']);
+    // A store run compares with a bundle run: each side is read where it lives.
+    const { counts } = await get<{ counts: Record<string, number> }>('/api/v1/compare?base=g-store&head=g-ci');
+    expect(counts).toMatchObject({ common: 0, only_in_base: 1, only_in_head: 4 });
+  });
+
+  it('shows a case from its bundle folder and serves its artifacts by manifest name', async () => {
+    const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k1');
+    const [a] = attempts;
+    expect(a?.output?.text).toBe('bundle answer');
+    expect(a?.graders.map((g) => g.id)).toEqual(['eq']);
+    // The symlink is not in the manifest.
+    expect(a?.artifacts.map((f) => f.name)).toEqual(['result.json', 'stdout.txt']);
+    const url = new URL(a?.artifactsUrl ?? '', served.url).pathname;
+    const ok = await rawRequest(served.port, `${url}/stdout.txt`);
+    expect([ok.status, ok.body, ok.headers['content-type'], ok.headers['content-security-policy']]).toEqual([
+      200,
+      'hello',
+      'text/plain; charset=utf-8',
+      'sandbox',
+    ]);
+    const head = await rawRequest(served.port, `${url}/result.json?head=5`);
+    expect([head.body, head.headers['x-artifact-length']]).toEqual([
+      '{"out',
+      String(resultJson('bundle answer').length),
+    ]);
+  });
+
+  it('refuses traversal, encoded slashes, absolute paths and symlinks out of the bundle with 404', async () => {
+    const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k1');
+    const url = new URL(attempts[0]?.artifactsUrl ?? '', served.url).pathname;
+    for (const p of [
+      `${url}/leak.txt`,
+      `${url}/..%2f..%2f..%2f..%2fsecret.txt`,
+      `${url}/%2e%2e%2f%2e%2e%2f%2e%2e%2f%2e%2e%2fsecret.txt`,
+      `${url}/..%5c..%5csecret.txt`,
+      `${url}/%2F${encodeURIComponent(project.path('secret.txt').slice(1))}`,
+      `${url}//etc/passwd`,
+      `${url}/../../../../secret.txt`,
+      `${url}/constructor`,
+      url.replace('/k1/', '/k2/'),
+    ]) {
+      const res = await rawRequest(served.port, p);
+      expect([400, 404], p).toContain(res.status);
+      expect(res.body, p).not.toContain(secret);
+    }
+    for (const key of ['k3', 'k4']) {
+      const { attempts: outside } = await get<CaseView>(`/api/v1/runs/g-ci/cases/${key}`);
+      expect([outside[0]?.artifacts, outside[0]?.result, outside[0]?.output], key).toEqual([[], null, null]);
+      const base = new URL(outside[0]?.artifactsUrl ?? '', served.url).pathname;
+      for (const name of ['result.json', 'secret.txt']) {
+        const res = await rawRequest(served.port, `${base}/${name}`);
+        expect(res.status, `${key}/${name}`).toBe(404);
+        expect(res.body).not.toContain(secret);
+      }
+    }
+  });
+});
