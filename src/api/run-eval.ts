@@ -42,8 +42,11 @@ export interface RunEvalOptions {
   onWarning?: (message: string) => void;
   /** Whether onProgress wants a full reading now; between them the follower only counts. */
   wantsProgress?: () => boolean;
-  /** Given the bundle's latest rows by the pass that writes its summary: a report needs no pass of its own. */
-  visitors?: readonly RowVisitor[];
+  /**
+   * Readers of the bundle (given its folder) that the pass writing its summary gives the latest rows to: a report
+   * at the end of a run needs no pass of its own.
+   */
+  visitors?: (bundleDir: string) => readonly RowVisitor[];
 }
 
 export interface RunEvalResult {
@@ -113,7 +116,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     if (submitFailure) throw submitFailure;
     await runner.stop();
     await materialiser.complete();
-    return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report(), o.visitors);
+    return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report(), o.visitors?.(plan.bundleDir));
   } catch (error) {
     // A run that fails midway (its store lost) still leaves the rows it could read and their summary.
     await runner.stop();
@@ -155,11 +158,11 @@ const detachPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): P
  * Nothing selected: no run is recorded. The bundle stays as it is (a torn tail cut off, the summary rebuilt),
  * and a new `--output` folder becomes a valid empty bundle.
  */
-const runNothing = (plan: EvalRunPlan, visitors?: readonly RowVisitor[]): Summary => {
+const runNothing = (plan: EvalRunPlan, visitors?: RunEvalOptions['visitors']): Summary => {
   const writer = new BundleWriter(plan.bundleDir);
   writer.open();
   writer.close();
-  return writeSummary(plan.bundleDir, plan.bundleRunId, undefined, visitors);
+  return writeSummary(plan.bundleDir, plan.bundleRunId, undefined, visitors?.(plan.bundleDir));
 };
 
 /**

@@ -1,7 +1,5 @@
-import type { Exporter } from './exporters.js';
+import { type Exporter, type ExportPart, SpooledExport } from './exporters.js';
 import { failureReason } from './failures.js';
-import { latestRows } from './latest-rows.js';
-import { skippedLinesWarning } from './reader.js';
 import type { IndexRow } from './row.js';
 
 const header = [
@@ -56,10 +54,19 @@ const cells = (dir: string, row: IndexRow): (string | number | null)[] => [
   row.artifacts,
 ];
 
+class CsvExport extends SpooledExport {
+  private readonly rows = this.spool();
+
+  visit(row: IndexRow): void {
+    this.rows.write(line(cells(this.source.dir, row)));
+  }
+
+  *document(): Generator<ExportPart> {
+    this.warnSkipped();
+    yield line(header);
+    yield this.rows;
+  }
+}
+
 /** The latest row per case as CSV, one line each, with the failure reason: for spreadsheets and pandas. */
-export const exportCsv: Exporter = function* ({ dir, warn }) {
-  const latest = latestRows(dir);
-  if (latest.skippedLines) warn(skippedLinesWarning(latest.skippedLines));
-  yield line(header);
-  for (const row of latest.rows) yield line(cells(dir, row));
-};
+export const exportCsv: Exporter = (source) => new CsvExport(source);

@@ -1,11 +1,10 @@
 import type { Outcome } from '../records.js';
 import { readCaseDetail } from './case-detail.js';
 import { caseName } from './case-name.js';
-import type { Exporter } from './exporters.js';
+import { type Exporter, type ExportPart, SpooledExport } from './exporters.js';
 import { html } from './markup.js';
-import { skippedLinesWarning } from './reader.js';
 import type { IndexRow, UsageRow } from './row.js';
-import { buildSummary, digestIndex, formatUsd, type OutcomeCounts, type Summary } from './summary.js';
+import { formatUsd, type OutcomeCounts, type Summary, SummaryTally } from './summary.js';
 
 // A page with a megabyte per case would not open; the full output stays in the bundle's artifacts.
 const maxOutputChars = 20_000;
@@ -70,15 +69,27 @@ const caseItem = (dir: string, row: IndexRow): string => {
   return `<details class="case o-${html(row.outcome)}"><summary><span class="badge">${html(row.outcome)}</span> ${html(caseName(row.identity))} <span class="muted">· ${html(row.identity.target)} · score ${score}</span></summary>${error}${reasons}${output}<p class="muted">${html(row.artifacts)} · ${row.duration_ms} ms</p></details>\n`;
 };
 
+class HtmlExport extends SpooledExport {
+  private readonly summary = new SummaryTally();
+  private readonly cases = this.spool();
+
+  visit(row: IndexRow): void {
+    this.summary.visit(row);
+    this.cases.write(caseItem(this.source.dir, row));
+  }
+
+  *document(): Generator<ExportPart> {
+    this.warnSkipped();
+    const { runId } = this.source;
+    const summary = this.summary.summary(runId, this.index);
+    const title = `Proctor results · ${html(runId)}`;
+    yield `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><style>${style}</style></head><body>\n`;
+    yield `<h1>${title}</h1><p class="muted">exported ${html(summary.updated_at)}${summary.mixed ? ' · mixed bundle: rows from several runs' : ''}</p>\n`;
+    yield `${summaryTable(summary)}\n<h2>Cases</h2>\n${filters(summary.counts)}\n<div class="cases">\n`;
+    yield this.cases;
+    yield '</div>\n</body></html>\n';
+  }
+}
+
 /** One static page: the summary table and every case, filterable by outcome, with outputs and grader reasons. */
-export const exportHtml: Exporter = function* ({ dir, runId, warn }) {
-  const digest = digestIndex(dir);
-  if (digest.skippedLines) warn(skippedLinesWarning(digest.skippedLines));
-  const summary = buildSummary(runId, digest);
-  const title = `Proctor results · ${html(runId)}`;
-  yield `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><style>${style}</style></head><body>\n`;
-  yield `<h1>${title}</h1><p class="muted">exported ${html(summary.updated_at)}${summary.mixed ? ' · mixed bundle: rows from several runs' : ''}</p>\n`;
-  yield `${summaryTable(summary)}\n<h2>Cases</h2>\n${filters(summary.counts)}\n<div class="cases">\n`;
-  for (const row of digest.latest.values()) yield caseItem(dir, row);
-  yield '</div>\n</body></html>\n';
-};
+export const exportHtml: Exporter = (source) => new HtmlExport(source);

@@ -1,18 +1,27 @@
-import type { Exporter } from './exporters.js';
-import { latestRows } from './latest-rows.js';
-import { skippedLinesWarning } from './reader.js';
-import { buildSummary, digestIndex } from './summary.js';
+import { type Exporter, type ExportPart, SpooledExport } from './exporters.js';
+import type { IndexRow } from './row.js';
+import { SummaryTally } from './summary.js';
 
-/** One JSON document: the run's summary and the latest row of every case, written a case at a time. */
-export const exportJson: Exporter = function* ({ dir, runId, warn }) {
-  const summary = buildSummary(runId, digestIndex(dir));
-  const latest = latestRows(dir);
-  if (latest.skippedLines) warn(skippedLinesWarning(latest.skippedLines));
-  yield `{"schema":"proctor.export/1","run_id":${JSON.stringify(runId)},"summary":${JSON.stringify(summary)},"cases":[`;
-  let first = true;
-  for (const row of latest.rows) {
-    yield `${first ? '' : ','}\n${JSON.stringify(row)}`;
-    first = false;
+class JsonExport extends SpooledExport {
+  private readonly summary = new SummaryTally();
+  private readonly rows = this.spool();
+  private first = true;
+
+  visit(row: IndexRow): void {
+    this.summary.visit(row);
+    this.rows.write(`${this.first ? '' : ','}\n${JSON.stringify(row)}`);
+    this.first = false;
   }
-  yield '\n]}\n';
-};
+
+  *document(): Generator<ExportPart> {
+    this.warnSkipped();
+    const { runId } = this.source;
+    const summary = this.summary.summary(runId, this.index);
+    yield `{"schema":"proctor.export/1","run_id":${JSON.stringify(runId)},"summary":${JSON.stringify(summary)},"cases":[`;
+    yield this.rows;
+    yield '\n]}\n';
+  }
+}
+
+/** One JSON document: the run's summary and the latest row of every case, the cases spooled as they stream. */
+export const exportJson: Exporter = (source) => new JsonExport(source);

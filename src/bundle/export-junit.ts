@@ -1,10 +1,9 @@
 import { readCaseDetail } from './case-detail.js';
 import { caseName } from './case-name.js';
-import type { Exporter } from './exporters.js';
+import { type Exporter, type ExportPart, SpooledExport } from './exporters.js';
 import { xmlAttr, xmlText } from './markup.js';
-import { skippedLinesWarning } from './reader.js';
 import type { IndexRow } from './row.js';
-import { digestIndex } from './summary.js';
+import type { Spool } from './spool.js';
 
 // CI pages show a failure's body whole; a long model output would bury the reasons.
 const maxOutputChars = 10_000;
@@ -19,13 +18,15 @@ interface Tally {
   ms: number;
 }
 
-const tallyOf = (rows: readonly IndexRow[]): Tally => ({
-  tests: rows.length,
-  failures: rows.filter((r) => r.outcome === 'failed').length,
-  errors: rows.filter((r) => r.outcome === 'error').length,
-  skipped: rows.filter((r) => r.outcome === 'canceled').length,
-  ms: rows.reduce((a, r) => a + r.duration_ms, 0),
-});
+const emptyTally = (): Tally => ({ tests: 0, failures: 0, errors: 0, skipped: 0, ms: 0 });
+
+const tally = (t: Tally, row: IndexRow): void => {
+  t.tests++;
+  if (row.outcome === 'failed') t.failures++;
+  else if (row.outcome === 'error') t.errors++;
+  else if (row.outcome === 'canceled') t.skipped++;
+  t.ms += row.duration_ms;
+};
 
 const counts = (t: Tally): string =>
   `tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}" time="${seconds(t.ms)}"`;
@@ -58,22 +59,40 @@ const testcase = (dir: string, row: IndexRow): string => {
   return `${open}/>\n`;
 };
 
+/** A testsuite's rows, rendered as they stream, and their counts. */
+interface Suite {
+  cases: Spool;
+  tally: Tally;
+}
+
+class JunitExport extends SpooledExport {
+  private readonly all = emptyTally();
+  private readonly suites = new Map<string, Suite>();
+
+  visit(row: IndexRow): void {
+    const target = row.identity.target;
+    let suite = this.suites.get(target);
+    if (!suite) {
+      suite = { cases: this.spool(), tally: emptyTally() };
+      this.suites.set(target, suite);
+    }
+    tally(this.all, row);
+    tally(suite.tally, row);
+    suite.cases.write(testcase(this.source.dir, row));
+  }
+
+  *document(): Generator<ExportPart> {
+    this.warnSkipped();
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+    yield `<testsuites name="${xmlAttr(`proctor ${this.source.runId}`)}" ${counts(this.all)}>\n`;
+    for (const [target, suite] of this.suites) {
+      yield `  <testsuite name="${xmlAttr(target)}" ${counts(suite.tally)}>\n`;
+      yield suite.cases;
+      yield '  </testsuite>\n';
+    }
+    yield '</testsuites>\n';
+  }
+}
+
 /** JUnit XML as Jenkins, GitLab and GitHub test reporters read it: a testsuite per target, a testcase per case. */
-export const exportJunit: Exporter = function* ({ dir, runId, warn }) {
-  const digest = digestIndex(dir);
-  if (digest.skippedLines) warn(skippedLinesWarning(digest.skippedLines));
-  const byTarget = new Map<string, IndexRow[]>();
-  for (const row of digest.latest.values()) {
-    const list = byTarget.get(row.identity.target) ?? [];
-    list.push(row);
-    byTarget.set(row.identity.target, list);
-  }
-  yield '<?xml version="1.0" encoding="UTF-8"?>\n';
-  yield `<testsuites name="${xmlAttr(`proctor ${runId}`)}" ${counts(tallyOf([...digest.latest.values()]))}>\n`;
-  for (const [target, rows] of byTarget) {
-    yield `  <testsuite name="${xmlAttr(target)}" ${counts(tallyOf(rows))}>\n`;
-    for (const row of rows) yield testcase(dir, row);
-    yield '  </testsuite>\n';
-  }
-  yield '</testsuites>\n';
-};
+export const exportJunit: Exporter = (source) => new JunitExport(source);

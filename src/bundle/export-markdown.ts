@@ -1,10 +1,10 @@
 import { caseName } from './case-name.js';
 import type { CaseChange, Comparison } from './compare.js';
-import type { Exporter, ExportSource } from './exporters.js';
+import { type Exporter, type ExportSource, SpooledExport } from './exporters.js';
 import { FailureList } from './failures.js';
 import { skippedLinesWarning } from './reader.js';
 import { RepeatTally } from './repeats.js';
-import { visitLatest } from './row-visitor.js';
+import type { IndexRow } from './row.js';
 import { formatUsd, type OutcomeCounts, type Summary, SummaryTally } from './summary.js';
 
 // A CI summary is read, not searched: past this many failures a link to the bundle says the rest.
@@ -133,11 +133,22 @@ export function* renderMarkdown(
   if (comparison) yield `${compareSection(comparison).join('\n')}\n`;
 }
 
+class MarkdownExport extends SpooledExport {
+  private readonly summary = new SummaryTally();
+  private readonly failures = new FailureList(markdownListed);
+  private readonly repeats = new RepeatTally();
+
+  visit(row: IndexRow): void {
+    this.summary.visit(row);
+    this.failures.visit(row);
+    this.repeats.visit(row);
+  }
+
+  document(): Iterable<string> {
+    const summary = this.summary.summary(this.source.runId, this.index);
+    return renderMarkdown(this.source, { summary, failures: this.failures, repeats: this.repeats });
+  }
+}
+
 /** `results export --format markdown`: the same Markdown a CI summary gets, without a comparison. */
-export const exportMarkdown: Exporter = (source) => {
-  const tally = new SummaryTally();
-  const failures = new FailureList(markdownListed);
-  const repeats = new RepeatTally();
-  const index = visitLatest(source.dir, [tally, failures, repeats]);
-  return renderMarkdown(source, { summary: tally.summary(source.runId, index), failures, repeats });
-};
+export const exportMarkdown: Exporter = (source) => new MarkdownExport(source);

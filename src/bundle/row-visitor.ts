@@ -8,6 +8,8 @@ import type { IndexRow } from './row.js';
  */
 export interface RowVisitor {
   visit(row: IndexRow): void;
+  /** Told, once every row was given, what the pass learnt of the index besides its rows. */
+  end?(index: IndexFacts): void;
 }
 
 /** What a pass learns of the index besides its rows. */
@@ -22,5 +24,7 @@ export interface IndexFacts {
 export const visitLatest = (dir: string, visitors: readonly RowVisitor[]): IndexFacts => {
   const index = readLatest(dir);
   for (const row of rowsOf(dir, index.latest.values())) for (const visitor of visitors) visitor.visit(row);
-  return { drifted: index.drifted, skippedLines: index.skipped.length };
+  const facts = { drifted: index.drifted, skippedLines: index.skipped.length };
+  for (const visitor of visitors) visitor.end?.(facts);
+  return facts;
 };

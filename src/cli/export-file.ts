@@ -1,17 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
-import { writeFileAtomic } from '../bundle/atomic.js';
-import { type ExportFormat, exporters } from '../bundle/exporters.js';
+import { writePiecesAtomic } from '../bundle/atomic.js';
+import { type ExportFormat, type ExportPass, type ExportSource, exportBytes } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
 
-// Exporters yield a piece per case; writing them in batches of this size keeps syscalls few.
+// Exporters yield small pieces (a table row, a header); writing them in batches of this size keeps syscalls few.
 const batchBytes = 64 * 1024;
 
-/** Joins small pieces into batches of about `batchBytes`. */
-export function* batched(pieces: Iterable<string>): Generator<string> {
+/** Joins small pieces into batches of about `batchBytes`; a spool's chunks, already large, pass as they are. */
+export function* batched(pieces: Iterable<string | Buffer>): Generator<string | Buffer> {
   let batch: string[] = [];
   let size = 0;
   for (const piece of pieces) {
+    if (typeof piece !== 'string') {
+      if (batch.length) yield batch.join('');
+      batch = [];
+      size = 0;
+      yield piece;
+      continue;
+    }
     batch.push(piece);
     size += piece.length;
     if (size >= batchBytes) {
@@ -44,15 +51,20 @@ export const exportFormatOf = (file: string): ExportFormat => {
   );
 };
 
-/** Writes a bundle's export to `file`: the file appears whole or not at all. */
-export const writeExportFile = async (dir: string, format: ExportFormat, file: string): Promise<void> => {
-  const render = await exporters[format].load();
-  const pieces = batched(
-    render({ dir, runId: basename(dir), warn: (message) => process.stderr.write(`warning: ${message}\n`) }),
-  );
-  // Buffers, not one string: a large export can exceed the longest string V8 allows.
-  const buffers: Buffer[] = [];
-  for (const piece of pieces) buffers.push(Buffer.from(piece));
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileAtomic(file, Buffer.concat(buffers));
+/** An export of the bundle `dir`: its run is named after the folder, and what it skips is a warning on stderr. */
+export const exportSource = (dir: string): ExportSource => ({
+  dir,
+  runId: basename(dir),
+  warn: (message) => process.stderr.write(`warning: ${message}\n`),
+});
+
+/** Writes an export's document to `file` (the file appears whole or not at all) and removes its spools. */
+export const writeExportFile = (pass: ExportPass, file: string): void => {
+  try {
+    const parts = pass.document();
+    mkdirSync(dirname(file), { recursive: true });
+    writePiecesAtomic(file, batched(exportBytes(parts)));
+  } finally {
+    pass.close();
+  }
 };

@@ -2,21 +2,16 @@ import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { caseName } from '../bundle/case-name.js';
 import type { Comparison } from '../bundle/compare.js';
-import { BundleComparison } from '../bundle/compare-bundles.js';
-import { markdownListed, renderMarkdown } from '../bundle/export-markdown.js';
+import { renderMarkdown } from '../bundle/export-markdown.js';
 import type { ExportFormat } from '../bundle/exporters.js';
-import { FailureList } from '../bundle/failures.js';
-import { RepeatTally } from '../bundle/repeats.js';
-import type { RowVisitor } from '../bundle/row-visitor.js';
+import type { FailureList } from '../bundle/failures.js';
 import type { Summary } from '../bundle/summary.js';
 import { selectBundle } from '../plan/select-bundle.js';
 import type { ProjectConfig } from '../plan/spec.js';
 import { exportFormatOf, writeExportFile } from './export-file.js';
 import { type Gate, judgeRun, planGate } from './run-gate.js';
+import { type ReportRows, terminalListed, warn } from './run-report-rows.js';
 import { summaryTable } from './summary-table.js';
-
-// The terminal gets the first failures; `results show --failures` has them all.
-const maxListed = 20;
 
 /**
  * What the end of a run does besides its summary: export files (`--export`), a base to compare with
@@ -39,39 +34,16 @@ export const planReport = (
   gate: planGate(opts),
 });
 
-const warn = (message: string): void => {
-  process.stderr.write(`warning: ${message}\n`);
-};
-
-/**
- * What the report needs of the bundle's latest rows, gathered by the pass that writes the run's summary (give
- * `visitors` to runEval): the end of a run reads its index once, and keeps counts and capped lists, not rows.
- */
-export interface ReportRows {
-  failures: FailureList;
-  /** Cases grouped over their samples, for the gate and the flaky list. */
-  repeats: RepeatTally;
-  comparison: BundleComparison | undefined;
-  visitors: RowVisitor[];
-}
-
-export const reportRows = (plan: ReportPlan): ReportRows => {
-  // Enough for the terminal and for a job summary.
-  const failures = new FailureList(Math.max(maxListed, markdownListed));
-  const repeats = new RepeatTally();
-  const comparison = plan.compareDir === undefined ? undefined : new BundleComparison(plan.compareDir, warn);
-  return { failures, repeats, comparison, visitors: [failures, repeats, ...(comparison ? [comparison] : [])] };
-};
-
 const failureLines = (dir: string, summary: Summary, list: FailureList): string[] => {
   const total = summary.counts.failed + summary.counts.error;
   if (total === 0) return [];
   const lines = [`failures (${total}):`];
-  for (const f of list.failures(dir, maxListed)) {
+  for (const f of list.failures(dir, terminalListed)) {
     const id = f.row.identity;
     lines.push(`  ${f.row.outcome.padEnd(6)}  ${caseName(id)} · ${id.target}  ${f.reason}`);
   }
-  if (total > maxListed) lines.push(`  … and ${total - maxListed} more: proctor results show ${dir} --failures`);
+  if (total > terminalListed)
+    lines.push(`  … and ${total - terminalListed} more: proctor results show ${dir} --failures`);
   return lines;
 };
 
@@ -80,7 +52,7 @@ const failureLines = (dir: string, summary: Summary, list: FailureList): string[
  * `--export` files, and under GitHub Actions (`GITHUB_STEP_SUMMARY`) a Markdown job summary. Returns the exit
  * code the gate gives: every case passes its rule, or the pass rate is at or above `--fail-under`.
  */
-export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan, rows: ReportRows): Promise<number> => {
+export const reportRun = (summary: Summary, dir: string, plan: ReportPlan, rows: ReportRows): number => {
   const comparison: Comparison | undefined = rows.comparison?.result(dir, summary.skipped_lines);
   const verdict = judgeRun(rows.repeats, plan.gate);
   const lines = [summaryTable(summary), '', ...failureLines(dir, summary, rows.failures)];
@@ -89,8 +61,8 @@ export const reportRun = async (summary: Summary, dir: string, plan: ReportPlan,
   if (comparison) lines.push(`compared with ${comparison.base}: ${comparison.verdict}`, '');
   lines.push(`bundle: ${dir}`);
   process.stdout.write(`${lines.join('\n')}\n`);
-  for (const { file, format } of plan.exports) {
-    await writeExportFile(dir, format, file);
+  for (const { file, pass } of rows.exports) {
+    writeExportFile(pass, file);
     process.stderr.write(`wrote ${file}\n`);
   }
   const stepSummary = process.env.GITHUB_STEP_SUMMARY;

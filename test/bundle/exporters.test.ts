@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type ExportFormat, exporters, isExportFormat } from '../../src/bundle/exporters.js';
 import { readIndex } from '../../src/bundle/reader.js';
 import { parseCsv } from '../../src/plan/csv.js';
-import { removeBundles, writeBundle } from './fixture.js';
+import { removeBundles, renderExport, writeBundle } from './fixture.js';
 import { childrenNamed, parseXml } from './xml-check.js';
 
 const hostile = '<script>alert("x")</script> & \'quotes\' \u0001 ]]>';
@@ -18,7 +18,7 @@ const bundle = () =>
 
 const render = async (format: ExportFormat, dir: string): Promise<string> => {
   const warnings: string[] = [];
-  const text = [...(await exporters[format].load())({ dir, runId: 'run <1>', warn: (m) => warnings.push(m) })].join('');
+  const text = renderExport(await exporters[format].load(), { dir, runId: 'run <1>', warn: (m) => warnings.push(m) });
   expect(warnings).toEqual([]);
   return text;
 };

@@ -1,4 +1,6 @@
+import { type Exporter, type ExportSource, exportBytes } from '../../src/bundle/exporters.js';
 import { toIndexRow } from '../../src/bundle/row.js';
+import { visitLatest } from '../../src/bundle/row-visitor.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import type { ErrorRecord } from '../../src/errors.js';
 import type { Outcome } from '../../src/records.js';
@@ -61,4 +63,16 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
   });
   writer.close();
   return dir;
+};
+
+/** The export of `source.dir` by a pass of its own over its index, as one string. */
+export const renderExport = (exporter: Exporter, source: ExportSource): string => {
+  const pass = exporter(source);
+  try {
+    visitLatest(source.dir, [pass]);
+    const pieces = [...exportBytes(pass.document())];
+    return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString();
+  } finally {
+    pass.close();
+  }
 };

@@ -12,6 +12,7 @@ import { readPriorResults } from '../../src/plan/prior-results.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
+import { renderExport } from './fixture.js';
 
 // Real rows, as the CLI writes them: a pass, a graded failure and an error (the richest row: an error object).
 let server: FakeModelServer;
@@ -59,7 +60,7 @@ interface Expected {
 const exportText = (format: ExportFormat, dir: string, warnings: string[]): string => {
   // The exporters are loaded once below; a sync render keeps the per-offset loop fast.
   const render = loaded[format];
-  return [...render({ dir, runId: 'r', warn: (m) => warnings.push(m) })].join('');
+  return renderExport(render, { dir, runId: 'r', warn: (m) => warnings.push(m) });
 };
 
 let loaded: Record<ExportFormat, Awaited<ReturnType<(typeof exporters)[ExportFormat]['load']>>>;

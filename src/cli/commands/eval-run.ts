@@ -5,7 +5,8 @@ import type { EvalRunFlags, EvalRunPlan } from '../../plan/eval-plan.js';
 import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
 import { ProgressDisplay } from '../progress-display.js';
-import { planReport, reportRows, reportRun } from '../run-report.js';
+import { planReport, reportRun } from '../run-report.js';
+import { ReportRows } from '../run-report-rows.js';
 import { onStopSignals, signalExitCode } from '../signals.js';
 
 export interface EvalRunOptions extends EvalRunFlags {
@@ -47,7 +48,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   if (opts.envPath !== undefined) loadEnvFile(cwd, opts.envPath);
   const config = loadProjectConfig(cwd, process.env);
   const report = planReport(opts, config, cwd);
-  const rows = reportRows(report);
+  const rows = await ReportRows.of(report);
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
   const controller = new AbortController();
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
@@ -61,7 +62,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       dryRun: opts.dryRun ?? false,
       detach: opts.detach ?? false,
       signal: controller.signal,
-      visitors: rows.visitors,
+      visitors: (dir) => rows.visitorsFor(dir),
       onCompleted: (dir, rows) => say(`${dir}: ${rows} committed result(s) written from the store`),
       onPlan: (p) => {
         reportSelection(p);
@@ -86,11 +87,12 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       return exitCodes.ok;
     }
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
-    const code = await reportRun(summary, plan.bundleDir, report, rows);
+    const code = reportRun(summary, plan.bundleDir, report, rows);
     if (signals.received) return signalExitCode(signals.received);
     // Nothing selected: nothing failed in this command. A budget that ran out left cases undone: never a pass.
     return ran === 0 ? exitCodes.ok : summary.budget?.exhausted ? exitCodes.failed : code;
   } finally {
+    rows.close();
     signals.dispose();
   }
 };

@@ -1,14 +1,15 @@
 import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { exporters, exportFormats, isExportFormat } from '../../bundle/exporters.js';
+import { resolve } from 'node:path';
+import { exportBytes, exporters, exportFormats, isExportFormat } from '../../bundle/exporters.js';
+import { visitLatest } from '../../bundle/row-visitor.js';
 import { InputError } from '../../errors.js';
 import { loadProjectConfig } from '../../plan/config.js';
 import { selectBundle } from '../../plan/select-bundle.js';
 import { exitCodes } from '../exit-codes.js';
-import { batched, writeExportFile } from '../export-file.js';
+import { batched, exportSource, writeExportFile } from '../export-file.js';
 
-const toStdout = async (pieces: Iterable<string>): Promise<void> => {
+const toStdout = async (pieces: Iterable<string | Buffer>): Promise<void> => {
   let closed = false;
   // A reader that stops early (`| head`) closes the pipe: stop writing instead of dying of EPIPE.
   const stop = (): void => {
@@ -42,15 +43,22 @@ export const resultsExport = async (selector: string, opts: { format: string; ou
   }
   const dir = selectBundle(selector, loadProjectConfig(cwd, process.env), cwd);
   const file = opts.output === undefined ? undefined : outputFile(cwd, opts.output);
+  const pass = (await exporters[opts.format].load())(exportSource(dir));
+  try {
+    visitLatest(dir, [pass]);
+  } catch (error) {
+    pass.close();
+    throw error;
+  }
   if (file) {
-    await writeExportFile(dir, opts.format, file);
+    writeExportFile(pass, file);
     process.stderr.write(`wrote ${file}\n`);
     return exitCodes.ok;
   }
-  const render = await exporters[opts.format].load();
-  const pieces = batched(
-    render({ dir, runId: basename(dir), warn: (message) => process.stderr.write(`warning: ${message}\n`) }),
-  );
-  await toStdout(pieces);
+  try {
+    await toStdout(batched(exportBytes(pass.document())));
+  } finally {
+    pass.close();
+  }
   return exitCodes.ok;
 };

@@ -1,0 +1,58 @@
+import { BundleComparison } from '../bundle/compare-bundles.js';
+import { markdownListed } from '../bundle/export-markdown.js';
+import { type Exporter, type ExportPass, exporters } from '../bundle/exporters.js';
+import { FailureList } from '../bundle/failures.js';
+import { RepeatTally } from '../bundle/repeats.js';
+import type { RowVisitor } from '../bundle/row-visitor.js';
+import { exportSource } from './export-file.js';
+import type { ReportPlan } from './run-report.js';
+
+// The terminal gets the first failures; `results show --failures` has them all.
+export const terminalListed = 20;
+
+export const warn = (message: string): void => {
+  process.stderr.write(`warning: ${message}\n`);
+};
+
+/**
+ * What the report needs of the bundle's latest rows, gathered by the pass that writes the run's summary (runEval
+ * asks `visitorsFor` its bundle): the end of a run reads its index once, and keeps counts, capped lists and
+ * spooled exports, never the rows.
+ */
+export class ReportRows {
+  // Enough for the terminal and for a job summary.
+  readonly failures = new FailureList(Math.max(terminalListed, markdownListed));
+  /** Cases grouped over their samples, for the gate and the flaky list. */
+  readonly repeats = new RepeatTally();
+  readonly comparison: BundleComparison | undefined;
+  /** The `--export` files, once the bundle is known. */
+  exports: { file: string; pass: ExportPass }[] = [];
+
+  private constructor(
+    compareDir: string | undefined,
+    private readonly exporters: { file: string; exporter: Exporter }[],
+  ) {
+    this.comparison = compareDir === undefined ? undefined : new BundleComparison(compareDir, warn);
+  }
+
+  /** Loads the exporters `plan` names before anything runs, so the pass can start them synchronously. */
+  static async of(plan: ReportPlan): Promise<ReportRows> {
+    const loaded = await Promise.all(
+      plan.exports.map(async ({ file, format }) => ({ file, exporter: await exporters[format].load() })),
+    );
+    return new ReportRows(plan.compareDir, loaded);
+  }
+
+  /** The visitors of the pass over the bundle `dir`: the exports start here, named after it. */
+  visitorsFor(dir: string): RowVisitor[] {
+    this.close();
+    this.exports = this.exporters.map(({ file, exporter }) => ({ file, pass: exporter(exportSource(dir)) }));
+    const { comparison } = this;
+    return [this.failures, this.repeats, ...(comparison ? [comparison] : []), ...this.exports.map((e) => e.pass)];
+  }
+
+  /** Removes what the exports spooled, written or not. */
+  close(): void {
+    for (const e of this.exports) e.pass.close();
+  }
+}
