@@ -155,7 +155,8 @@ export const finishTests = (
       id,
       ...(draft.description !== undefined ? { description: draft.description } : {}),
       vars: { ...defaults.vars, ...draft.vars },
-      assert: [...defaults.assert, ...draft.assert],
+      // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
+      assert: defaults.assert.concat(draft.assert),
       threshold: draft.threshold ?? defaults.threshold ?? 1,
       repeat: draft.repeat ?? 1,
       ...(draft.metadata !== undefined ? { metadata: draft.metadata } : {}),

@@ -1,0 +1,70 @@
+// What a plan holds per case, counted in bytes of heap (not timed): a 100,000-test suite's plan is most of a
+// run's memory, so each case's share is bounded here. The slope between two plan sizes leaves out what any
+// plan holds once (loaded modules, compiled code).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadProjectConfig } from '../../src/plan/config.js';
+import { type EvalRunPlan, planEvalRun } from '../../src/plan/eval-plan.js';
+import { type TempProject, tempProject } from '../support/project.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const projects: TempProject[] = [];
+afterAll(() => {
+  for (const p of projects) p.remove();
+});
+
+/** A suite shaped like bench/suite's: each test its own vars and two assertions on per-test values. */
+const suite = (n: number): TempProject => {
+  const lines = Array.from({ length: n }, (_, i) => {
+    const vars = {
+      ref: `REF-${i}`,
+      customer: `customer ${i}`,
+      topic: `topic ${i % 7}`,
+      body: `body of ticket ${i} `.repeat(8),
+    };
+    const answer = `echo: Ticket ${vars.ref} from ${vars.customer} about ${vars.topic}: ${vars.body}`;
+    const assert = [
+      { type: 'contains', value: vars.ref },
+      { type: 'equals', value: answer },
+    ];
+    return JSON.stringify({ id: `t${i}`, vars, assert });
+  });
+  const p = tempProject({
+    'proctor.toml': '',
+    'tests.jsonl': `${lines.join('\n')}\n`,
+    'suite.eval.yaml':
+      'targets: [{ kind: echo }]\nprompts: ["Ticket {{ ref }} from {{ customer }} about {{ topic }}: {{ body }}"]\n' +
+      'tests: file://tests.jsonl\n',
+  });
+  projects.push(p);
+  return p;
+};
+
+const heapHeld = (hold: () => EvalRunPlan): { bytes: number; plan: EvalRunPlan } => {
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const plan = hold();
+  gc();
+  gc();
+  return { bytes: process.memoryUsage().heapUsed - before, plan };
+};
+
+describe('a plan in memory', () => {
+  it('holds under 2 KB per case of a suite whose tests each have their own vars and assertions', () => {
+    const [small, large] = [2_000, 22_000].map((n) => {
+      const p = suite(n);
+      return heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}));
+    });
+    expect(large?.plan.cases).toHaveLength(22_000);
+    expect(small?.plan.cases).toHaveLength(2_000);
+    const perCase = ((large?.bytes ?? 0) - (small?.bytes ?? 0)) / 20_000;
+    // Measured (Node 20): ~1,900 B; ~2,180 B when each key and fingerprint kept its 64-character hex digest alive
+    // as a sliced string and each test's assertion list was a spread with room to grow.
+    expect(perCase).toBeGreaterThan(0);
+    expect(perCase).toBeLessThan(2_050);
+  });
+});
