@@ -7,10 +7,10 @@
 // For each N × J it runs `proctor eval run -j J` in a fresh project and prints one row: wall time against the
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
 // the size of the results bundle and of the store, and the tail: from the last case finishing (the latest
-// `finished_at` in index.jsonl) to the process's exit, what the end of a run (summary, report) costs. --cpu-prof profiles the first cell and prints the top 15
-// functions by self time; its .cpuprofile files are kept. --gc then runs `proctor runs gc --older-than 0s` and
-// adds the store's size per case after pruning the finished runs' step state. --keep leaves each project (its
-// store and bundle) in place and prints where.
+// `finished_at` in index.jsonl) to the process's exit, what the end of a run (summary, report) costs.
+// --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
+// --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
+// runs' step state. --keep leaves each project (its store and bundle) in place and prints where.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
