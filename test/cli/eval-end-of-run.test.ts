@@ -3,7 +3,7 @@
 // repeats, drift, a budget that ran out and a line that is not a row. The snapshots under bundle/snapshots/end-of-run
 // were written by the build before the end of a run read its index once (one reader per output): these outputs
 // must stay byte for byte what they were.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toIndexRow } from '../../src/bundle/row.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
@@ -113,42 +113,61 @@ describe('the end of a run', () => {
   let project: TempProject;
   afterEach(() => project.remove());
 
+  // The clock of the command and where the project lives are all that may differ.
+  const normal = (text: string): string =>
+    text.replaceAll(project.dir, '{project}').replace(/20(?!25)\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '{now}');
+  const read = (path: string): string => normal(readFileSync(project.path(path), 'utf8'));
+  const exportFlags = exportNames.flatMap((file) => ['--export', `out/${file}`]);
+
   /** `eval run` resuming the head bundle with nothing selected, comparing with the base; outputs normalised. */
-  const endOfRun = async (...flags: string[]) => {
+  const endOfRun = async (headRows: readonly Row[], flags: string[], tmp?: string) => {
     project = tempProject({
       // Its one case is finished in the head bundle: the command runs nothing and reports that bundle as it is.
       'a.eval.yaml': 'targets: [{ kind: echo }]\nprompts: ["{{ w }}"]\ntests:\n  - { id: only, vars: { w: x } }\n',
     });
-    writeBundle(project.path('head'), 'head', head, 6);
+    writeBundle(project.path('head'), 'head', headRows, 6);
     writeBundle(project.path('base'), 'base', base, 2);
+    // The command's temporary folder, where export spools go: the test's own, to see what is left in it.
+    const env: Record<string, string> = tmp === undefined ? {} : { TMPDIR: project.path(tmp) };
+    if (tmp !== undefined) mkdirSync(project.path(tmp));
     const args = ['eval', 'run', 'a.eval.yaml', '--resume', 'head', '--allow-drift', '--compare', 'base'];
     const run = await runCli([...args, ...flags], {
       cwd: project.dir,
-      env: { GITHUB_STEP_SUMMARY: project.path('step-summary.md') },
+      env: { GITHUB_STEP_SUMMARY: project.path('step-summary.md'), ...env },
     });
     expect(run.code, run.stderr).toBe(0);
-    // The clock of the command and where the project lives are all that may differ.
-    const normal = (text: string): string =>
-      text.replaceAll(project.dir, '{project}').replace(/20(?!25)\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '{now}');
-    return {
-      stdout: normal(run.stdout),
-      stderr: normal(run.stderr),
-      read: (path: string): string => normal(readFileSync(project.path(path), 'utf8')),
-    };
+    return { stdout: normal(run.stdout), stderr: normal(run.stderr) };
   };
 
   it('writes summary.json, every export and the job summary, and prints the failures as before', async () => {
-    const run = await endOfRun(...exportNames.flatMap((file) => ['--export', `out/${file}`]));
+    const run = await endOfRun(head, exportFlags);
     const dir = '../bundle/snapshots/end-of-run';
     await expect(run.stdout).toMatchFileSnapshot(`${dir}/stdout.txt`);
     await expect(run.stderr).toMatchFileSnapshot(`${dir}/stderr.txt`);
-    await expect(run.read('head/summary.json')).toMatchFileSnapshot(`${dir}/summary.json`);
-    await expect(run.read('step-summary.md')).toMatchFileSnapshot(`${dir}/step-summary.md`);
-    for (const file of exportNames) await expect(run.read(`out/${file}`)).toMatchFileSnapshot(`${dir}/${file}`);
+    await expect(read('head/summary.json')).toMatchFileSnapshot(`${dir}/summary.json`);
+    await expect(read('step-summary.md')).toMatchFileSnapshot(`${dir}/step-summary.md`);
+    for (const file of exportNames) await expect(read(`out/${file}`)).toMatchFileSnapshot(`${dir}/${file}`);
   });
 
   it('judges repeated cases by --pass-rule and the rate by --fail-under as before', async () => {
-    const run = await endOfRun('--pass-rule', '0.5', '--fail-under', '0.3');
+    const run = await endOfRun(head, ['--pass-rule', '0.5', '--fail-under', '0.3']);
     await expect(run.stdout).toMatchFileSnapshot('../bundle/snapshots/end-of-run/gated-stdout.txt');
+  });
+
+  it('spools the exports of a large bundle on disk, removes the spools, and writes what `results export` does', async () => {
+    // Some megabytes of rows: every export's spool passes the size it keeps in memory.
+    const rows = [...head, ...many(3_000, 'failed').map((r) => ({ ...r, test: `big-${r.test}` }))];
+    const spools = 'tmp';
+    const run = await endOfRun(rows, exportFlags, spools);
+    expect(run.stdout).toContain('failures (3059)');
+    expect(readdirSync(project.path(spools))).toEqual([]);
+    for (const file of exportNames) {
+      const format = { xml: 'junit', md: 'markdown' }[file.slice(2)] ?? file.slice(2);
+      const alone = await runCli(['results', 'export', 'head', '--format', format, '-o', `alone/${file}`], {
+        cwd: project.dir,
+      });
+      expect(alone.code, alone.stderr).toBe(0);
+      expect(read(`out/${file}`), file).toBe(read(`alone/${file}`));
+    }
   });
 });
