@@ -151,14 +151,21 @@ export const finishTests = (
     const names = new Set([...Object.keys({ ...defaults.vars, ...draft.vars }), ...given]);
     checkTestTemplates(draft.source, draft.path, draft, names, true);
     const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
+    const vars = { ...defaults.vars, ...draft.vars };
+    // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
+    const assert = defaults.assert.concat(draft.assert);
+    const threshold = draft.threshold ?? defaults.threshold ?? 1;
+    const repeat = draft.repeat ?? 1;
+    const plain = draft.description === undefined && draft.metadata === undefined && !steps.before.length;
+    // As with assertions, a plain literal is the smaller object; the keys and their order are the same.
+    if (plain && !steps.after.length) return { id, vars, assert, threshold, repeat, where: draft.where };
     return {
       id,
       ...(draft.description !== undefined ? { description: draft.description } : {}),
-      vars: { ...defaults.vars, ...draft.vars },
-      // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
-      assert: defaults.assert.concat(draft.assert),
-      threshold: draft.threshold ?? defaults.threshold ?? 1,
-      repeat: draft.repeat ?? 1,
+      vars,
+      assert,
+      threshold,
+      repeat,
       ...(draft.metadata !== undefined ? { metadata: draft.metadata } : {}),
       where: draft.where,
       ...(steps.before.length ? { before: steps.before } : {}),
