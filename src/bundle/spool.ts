@@ -33,14 +33,17 @@ export class Spool {
 
   private flush(): void {
     if (this.pending.length === 0) return;
-    this.written += writeSync(this.opened(), this.pending.join(''), this.written);
+    const fd = this.opened();
+    const bytes = Buffer.from(this.pending.join(''));
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, this.written + at);
+    this.written += bytes.length;
     this.pending = [];
     this.pendingLength = 0;
   }
 
   /** What was written, a chunk at a time. */
   *chunks(): Generator<Buffer> {
-    // A spool that never reached its first write is still in memory.
+    // A spool that never filled a batch is still all in memory.
     if (!this.file) {
       if (this.pending.length) yield Buffer.from(this.pending.join(''));
       return;
