@@ -39,6 +39,11 @@ export interface CaseQuery {
   descending?: boolean;
   /** Only commits after this one: a reader walking every case pages by `seq` instead of skipping (ascending). */
   afterSeq?: number;
+  /**
+   * Key order, only keys after this one (`''`: from the first): a reader matching two runs case by case walks both
+   * by key, a page at a time, on the key index.
+   */
+  afterKey?: string;
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
@@ -92,6 +97,7 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 const casesWhere = (groupId: string, query: CaseQuery) => (eb: ResultsBuilder) => {
   const parts = [eb('results.groupId', '=', groupId), isLatest(eb)];
   if (query.afterSeq !== undefined) parts.push(eb('results.seq', '>', query.afterSeq));
+  if (query.afterKey !== undefined) parts.push(eb('results.caseKey', '>', query.afterKey));
   if (query.outcome) parts.push(eb('results.outcome', '=', query.outcome));
   if (query.target) parts.push(eb('results.target', '=', query.target));
   if (query.evalPath) parts.push(eb('results.evalPath', '=', query.evalPath));
@@ -213,7 +219,8 @@ export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Pro
       .selectFrom('results')
       .select(['seq', 'runId', 'caseKey', 'attempt', 'target', 'evalPath', 'outcome', 'score', 'errorKind', 'row'])
       .where(where)
-      .orderBy('seq', query.descending ? 'desc' : 'asc')
+      .$if(query.afterKey !== undefined, (q) => q.orderBy('caseKey'))
+      .$if(query.afterKey === undefined, (q) => q.orderBy('seq', query.descending ? 'desc' : 'asc'))
       .limit(query.limit)
       .offset(query.offset)
       .execute(),

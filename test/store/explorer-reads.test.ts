@@ -62,6 +62,20 @@ for (const backend of await storeBackends()) {
       // Walking by seq: the latest attempts after a commit, as compare reads a whole run.
       const after = await store.queryCases('g1', { offset: 0, limit: 10, afterSeq: countless.rows[0]?.seq as number });
       expect(after.rows.map((r) => r.caseKey)).toEqual(['b', 'd', 'c']);
+      // Walking by key: each key's latest attempt after the one given, as compare matches two runs case by case.
+      const byKey = (afterKey: string, limit: number) =>
+        store
+          .queryCases('g1', { offset: 0, limit, countless: true, afterKey })
+          .then((p) => p.rows.map((r) => [r.caseKey, r.attempt]));
+      expect(await byKey('', 2)).toEqual([
+        ['a', 1],
+        ['b', 1],
+      ]);
+      expect(await byKey('b', 10)).toEqual([
+        ['c', 2],
+        ['d', 1],
+      ]);
+      expect(await byKey('d', 10)).toEqual([]);
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {
