@@ -9,7 +9,7 @@ import { isResultCursor } from '../store/result-cursor.js';
 import { isTerminal, type Store } from '../store/store.js';
 import { artifactResponse } from './artifact-response.js';
 import type { BundleIndex } from './bundle-index.js';
-import { attemptView, clip, resultHeadChars } from './case-view.js';
+import { attemptView, journalHeadChars, prettyHead, resultHeadChars } from './case-view.js';
 import { compareGroups } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
@@ -115,7 +115,8 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
           );
         }
         const run = await source.store.getRun(a.runId);
-        return attemptView(a, run ? await source.store.readJournal(run.instanceId) : [], `/api/v1/artifacts/${a.seq}`);
+        const journal = run ? await source.store.journalHeads(run.instanceId, journalHeadChars) : [];
+        return attemptView(a, journal, `/api/v1/artifacts/${a.seq}`);
       }),
     );
     return c.json({ key, attempts: views });
@@ -166,15 +167,16 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     if (!run) return c.json({ error: 'no such run' }, 404);
     const [instance, journal] = await Promise.all([
       store.getInstance(run.instanceId),
-      store.readJournal(run.instanceId),
+      store.journalHeads(run.instanceId, journalHeadChars),
     ]);
-    // A step's output can hold a 10 MB transcript: each entry is sent as text, clipped.
+    // A step's output can hold a 10 MB transcript: only the heads of each entry were read, and are sent as text.
     const entries = journal.map(({ seq, stepId, attempt, createdAt, ops, output }) => ({
       seq,
       stepId,
       attempt,
       createdAt,
-      entry: clip(JSON.stringify({ ops, output }, null, 2)),
+      ops: prettyHead(ops),
+      output: prettyHead(output),
     }));
     return c.json({ run, instance, journal: entries });
   });

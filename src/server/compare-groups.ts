@@ -99,8 +99,7 @@ export const compareGroups = async (
     await Promise.all([a.fill(), b.fill()]);
     if (a.rows.length === 0 && b.rows.length === 0) break;
     // Below the smaller of the two bounds, each side has read every key it has: that stretch compares whole.
-    const bounds = [a.bound, b.bound].filter((k): k is string => k !== undefined);
-    const bound = bounds.length ? bounds.reduce((x, y) => (y < x ? y : x)) : undefined;
+    const bound = [a.bound, b.bound].filter((k): k is string => k !== undefined).sort()[0];
     const stretch = compareRows({ base: base.groupId, head: head.groupId }, a.take(bound), b.take(bound));
     for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += stretch.counts[k];
     for (const k of kinds) lists[k].push(...stretch[k].slice(0, listed - lists[k].length));

@@ -90,7 +90,9 @@ describe('compare in the explorer', () => {
         calls.every((c) => c.query.limit === pageSize && c.query.offset === 0 && c.query.afterKey !== undefined),
       ).toBe(true);
       for (const side of ['base', 'head'])
-        expect(calls.filter((c) => c.groupId === side).length).toBeLessThanOrEqual(Math.ceil(head.length / pageSize) + 1);
+        expect(calls.filter((c) => c.groupId === side).length).toBeLessThanOrEqual(
+          Math.ceil(head.length / pageSize) + 1,
+        );
       // The two sides advance together while both have pages: neither is read ahead of the other by more than a
       // page or two, so what is held is a page of each, whatever the runs' size.
       let lead = 0;

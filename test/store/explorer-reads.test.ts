@@ -119,6 +119,36 @@ for (const backend of await storeBackends()) {
       // Every attempt spent: the retried one counts too; an unpriced call adds nothing.
       expect(await store.groupCost('spent')).toEqual({ targetUsd: 0.75, judgeUsd: 0.125 });
       expect(await store.groupCost('none')).toEqual({ targetUsd: null, judgeUsd: null });
+      // A journal entry is read as the heads of its ops and output: a step's 10 MB transcript never leaves whole.
+      const long = 'y'.repeat(3_000_000);
+      const entry = { instanceId: 'i-j', stepId: 'ask', attempt: 1, createdAt: 7 };
+      await store.appendJournal({
+        ...entry,
+        seq: 1,
+        ops: [{ op: 'set', path: 'outputs.ask', value: 'hi' }],
+        output: { transcript: [long] },
+      });
+      await store.appendJournal({ ...entry, seq: 2, stepId: 'verify', ops: [], output: { results: [] } });
+      const heads = await store.journalHeads('i-j', 30);
+      expect(heads).toEqual([
+        {
+          seq: 1,
+          stepId: 'ask',
+          attempt: 1,
+          createdAt: 7,
+          ops: { text: '[{"op":"set","path":"outputs.a', length: 48 },
+          output: { text: `{"transcript":["${'y'.repeat(14)}`, length: long.length + 19 },
+        },
+        {
+          seq: 2,
+          stepId: 'verify',
+          attempt: 1,
+          createdAt: 7,
+          ops: { text: '[]', length: 2 },
+          output: { text: '{"results":[]}', length: 14 },
+        },
+      ]);
+      expect(await store.journalHeads('none', 30)).toEqual([]);
       const facets = await store.caseFacets('g1');
       expect(facets).toMatchObject({
         targets: ['alpha', 'beta'],
