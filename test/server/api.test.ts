@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { runCli } from '../support/cli.js';
@@ -266,6 +267,24 @@ describe('proctor serve: API', () => {
     ]);
     expect((await start({ evals: [] })).status).toBe(400);
     expect((await start({ evals: 'a' })).status).toBe(400);
+  });
+
+  it('ships its front end: every script and style from its own origin, the JavaScript under 60 KB gzipped', async () => {
+    const index = (await rawRequest(served.port, '/')).body;
+    const refs = [...index.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(refs.length).toBeGreaterThanOrEqual(2);
+    expect(refs.filter((r) => !r.startsWith('/assets/'))).toEqual([]);
+    const gzipped = async (ext: string) => {
+      let bytes = 0;
+      for (const ref of refs.filter((r) => r.endsWith(ext))) {
+        const res = await rawRequest(served.port, ref);
+        expect(res.status, ref).toBe(200);
+        bytes += gzipSync(res.body, { level: 9 }).length;
+      }
+      return bytes;
+    };
+    expect(await gzipped('.js')).toBeLessThan(60 * 1024);
+    expect(await gzipped('.css')).toBeLessThan(15 * 1024);
   });
 
   it('sends a strict CSP and no-store on the API', async () => {
