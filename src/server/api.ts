@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { remember } from '../bounded-map.js';
 import { artifactFiles, caseFolder, readArtifactHead } from '../bundle/artifact-files.js';
 import type { Env } from '../plan/env.js';
 import type { ProjectConfig } from '../plan/spec.js';
@@ -10,7 +11,7 @@ import { isTerminal, type Store } from '../store/store.js';
 import { artifactResponse } from './artifact-response.js';
 import type { BundleIndex } from './bundle-index.js';
 import { attemptView, journalHeadChars, prettyHead, resultHeadChars } from './case-view.js';
-import { compareGroups } from './compare-groups.js';
+import { compareGroups, type GroupComparison } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
 import { Sources } from './sources.js';
@@ -26,6 +27,9 @@ export interface ApiDeps {
 }
 
 const runsShown = 200;
+const matrixCells = 5000;
+// Comparisons of finished runs kept (each at most 6 × 500 listed changes): going back to one is instant.
+const comparisonsKept = 8;
 
 const intParam = (value: string | undefined, fallback: number, min: number, max: number): number | undefined => {
   if (value === undefined || value === '') return fallback;
@@ -45,6 +49,7 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
   const app = new Hono();
   const sources = new Sources(store, bundles);
   const summariesOf = (group: string) => sources.of(group).summaries;
+  const comparisons = new Map<string, GroupComparison>();
   app.use(async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
@@ -66,7 +71,9 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
 
   app.get('/runs/:group/matrix', async (c) => {
     const groupId = c.req.param('group');
-    return c.json({ cells: await summariesOf(groupId).matrix(groupId, 5000) });
+    const cells = await summariesOf(groupId).matrix(groupId, matrixCells);
+    // At the cap, the run may have more cells than were read: the page says so instead of a wrong count.
+    return c.json({ cells, complete: cells.length < matrixCells });
   });
 
   app.get('/runs/:group/runs', async (c) => {
@@ -154,12 +161,15 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     const base = c.req.query('base');
     const head = c.req.query('head');
     if (!base || !head) return c.json({ error: 'pass ?base=RUN&head=RUN' }, 400);
-    return c.json(
-      await compareGroups(
-        { store: sources.of(base).store, groupId: base },
-        { store: sources.of(head).store, groupId: head },
-      ),
-    );
+    const key = JSON.stringify([base, head]);
+    const known = comparisons.get(key);
+    if (known) return c.json(known);
+    const [a, b] = [sources.of(base), sources.of(head)];
+    // Checked before reading: runs finished then are finished in what was read, and never change again.
+    const live = (await a.summaries.isLive(base)) || (await b.summaries.isLive(head));
+    const compared = await compareGroups({ store: a.store, groupId: base }, { store: b.store, groupId: head });
+    if (!live) remember(comparisons, key, compared, comparisonsKept);
+    return c.json(compared);
   });
 
   app.get('/tasks/:run', async (c) => {

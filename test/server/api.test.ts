@@ -109,10 +109,11 @@ describe('proctor serve: API', () => {
     expect(failed.total).toBe(failed.rows.length);
     expect(failed.rows.every((r) => r.outcome === 'failed' && r.target === 'beta')).toBe(true);
     expect(failed.total).toBe([...manyCases(1000)].filter((c) => c.outcome === 'failed' && c.target === 'beta').length);
-    const { cells } = await get<{ cells: { test: string; target: string; total: number }[] }>(
-      '/api/v1/runs/g-main/matrix',
-    );
-    expect(cells).toHaveLength(1000);
+    const { cells, complete } = await get<{
+      cells: { test: string; target: string; total: number }[];
+      complete: boolean;
+    }>('/api/v1/runs/g-main/matrix');
+    expect([cells.length, complete]).toEqual([1000, true]);
     expect(cells.every((c) => c.total === 1)).toBe(true);
     const errors = await get<CasePage>('/api/v1/runs/g-main/cases?error_kind=timeout');
     expect(errors.total).toBe(20);
@@ -123,6 +124,28 @@ describe('proctor serve: API', () => {
     expect(hit.rows.map((r) => r.caseKey)).toEqual(['k000999']);
     expect((await get<CasePage>('/api/v1/runs/g-main/cases?q=%25')).total).toBe(0);
     expect((await rawRequest(served.port, '/api/v1/runs/g-main/cases?limit=5000')).status).toBe(400);
+  });
+
+  it("compares two runs case by case, and a live run's comparison follows its new commits", async () => {
+    const store = await openSqliteStore(db());
+    const aCase = (key: string, outcome: 'passed' | 'failed') => ({ key, test: key, target: 'alpha', outcome });
+    try {
+      await commitCases(store, 'cmp-base', [aCase('a', 'passed'), aCase('b', 'passed')], 'cmp-base');
+      await commitCases(store, 'cmp-head', [aCase('a', 'passed')], 'cmp-head');
+      // b is still queued in head: the run is live.
+      await store.createRuns(
+        [{ runId: 'cmp-pending', groupId: 'cmp-head', taskId: 'eval', instanceId: 'i-cmp-pending', caseKey: 'b' }].map(
+          (r) => ({ ...r, target: 'alpha', metadata: {}, spec: {}, context: {} }),
+        ),
+      );
+      type Counts = { counts: Record<string, number> };
+      const url = '/api/v1/compare?base=cmp-base&head=cmp-head';
+      expect((await get<Counts>(url)).counts).toMatchObject({ common: 1, unchanged: 1, only_in_base: 1 });
+      await commitCases(store, 'cmp-head', [aCase('b', 'failed')], 'cmp-late');
+      expect((await get<Counts>(url)).counts).toMatchObject({ common: 2, regressed: 1, only_in_base: 0 });
+    } finally {
+      await store.close();
+    }
   });
 
   it('shows what each run spent, target and judges apart, every attempt counted', async () => {

@@ -81,6 +81,13 @@ describe('proctor serve in Chromium', () => {
     expect(paintMs).toBeLessThan(3000);
     await page.locator('[data-testid=targets]').waitFor();
     await page.screenshot({ path: path.join(shots.dir, 'run.png') });
+    await page.getByText('▸ Test × target matrix').click();
+    await page.locator('[data-testid=matrix] tbody tr').first().waitFor();
+    // A page of tests, and an honest count of what is not shown (the run has 50,000 tests).
+    expect(await page.locator('[data-testid=matrix] tbody tr').count()).toBe(200);
+    expect(await page.locator('[data-testid=matrix-more]').textContent()).toContain('of more than');
+    await page.getByRole('heading', { name: 'Test × target matrix' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots.dir, 'matrix.png') });
     await page.locator('[data-testid=case-table]').focus();
     await page.keyboard.press('End');
     await page.locator('.vt-row[data-index="99999"][data-key="k099999"]').waitFor();

@@ -53,6 +53,7 @@ describe('proctor serve: a live eval run', () => {
     await page.goto(served.url);
     await page.getByText('New run…').click();
     await page.getByText('evals/slow.eval.yaml').click();
+    await page.screenshot({ path: path.join(shots.dir, 'new-run.png') });
     await page.getByText('Start run').click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     const group = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] as string);
@@ -94,6 +95,8 @@ describe('proctor serve: a live eval run', () => {
     await page.getByText('Task run').waitFor();
     expect(await page.locator('main').textContent()).toContain('COMPLETED');
     expect(await page.locator('main details').count()).toBeGreaterThan(0);
+    await page.locator('main details summary').first().click();
+    expect(await page.locator('main details[open]').first().textContent()).toContain('outputs.prompt');
     await page.screenshot({ path: path.join(shots.dir, 'task.png'), fullPage: true });
     await page.goto(served.url);
     await page.locator(`tr[data-run="${group}"]`).waitFor();

@@ -145,6 +145,7 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
           </div>
         )),
       )}
+      {a.steps.every((s) => s.transcript.length === 0) && <p class="muted">no messages recorded</p>}
       <h2>Steps</h2>
       {a.steps.map((s) => (
         <details key={s.stepId}>
