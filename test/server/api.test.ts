@@ -1,8 +1,10 @@
+import { chmodSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { runCli } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
 import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
@@ -316,6 +318,21 @@ describe('proctor serve: API', () => {
     expect(res.headers['content-security-policy']).toContain("object-src 'none'");
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect((await rawRequest(served.port, '/api/v1/runs')).headers['cache-control']).toBe('no-store');
+  });
+
+  it('opens the explorer in the desktop browser with --open', async () => {
+    // The desktop's opener, as xdg-open is found on PATH: this one writes down what it was asked to open.
+    project.write('bin/xdg-open', '#!/bin/sh\necho "$1" > "$(dirname "$0")/opened"\n');
+    chmodSync(project.path('bin/xdg-open'), 0o755);
+    const s = await serveExplorer(project.dir, ['--open'], { PATH: `${project.path('bin')}:${process.env.PATH}` });
+    try {
+      const opened = await eventually(async () =>
+        existsSync(project.path('bin/opened')) ? project.read('bin/opened').trim() : undefined,
+      );
+      expect(opened).toBe(s.url);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('refuses a non-loopback bind without a token (exit 2); with one, a request without it gets 401', async () => {
