@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
+import { eventually } from '../support/eventually.js';
 import { commitCases, type SeedCase } from '../support/seed-results.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
@@ -76,6 +77,14 @@ for (const backend of await storeBackends()) {
         ['d', 1],
       ]);
       expect(await byKey('d', 10)).toEqual([]);
+      // A live stream's rows are the table's: the artifact files (a 10 MB result.json can be) stay in the store.
+      // On PostgreSQL a result is followed once every older transaction has ended: polled.
+      const followed = await eventually(async () => {
+        const rows = await store.followResults('g1', '0', 10);
+        return rows.length === 5 ? rows : undefined;
+      });
+      expect(followed.map((r) => r.caseKey)).toEqual(['a', 'b', 'c', 'd', 'c']);
+      expect(followed.every((r) => !('files' in r))).toBe(true);
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {
