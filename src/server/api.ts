@@ -55,7 +55,16 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     c.header('Cache-Control', 'no-store');
   });
 
-  app.get('/runs', async (c) => c.json({ runs: await sources.groups(runsShown) }));
+  // Newest first, a page at a time: `?before=CREATED_AT&before_id=RUN` continues after a page's last run.
+  app.get('/runs', async (c) => {
+    const limit = intParam(c.req.query('limit'), runsShown, 1, runsShown);
+    const createdAt = intParam(c.req.query('before'), -1, 0, Number.MAX_SAFE_INTEGER);
+    const groupId = c.req.query('before_id');
+    if (limit === undefined || createdAt === undefined || createdAt >= 0 !== (groupId !== undefined))
+      return c.json({ error: `limit must be 1 to ${runsShown}; before (a time in ms) comes with before_id` }, 400);
+    const runs = await sources.groups(limit, groupId === undefined ? undefined : { createdAt, groupId });
+    return c.json({ runs, more: runs.length === limit });
+  });
 
   app.get('/runs/:group', async (c) => {
     const groupId = c.req.param('group');

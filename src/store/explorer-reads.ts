@@ -134,6 +134,14 @@ const countWhen = (condition: RawBuilder<unknown>) =>
 export interface GroupFilter {
   limit: number;
   groupId?: string;
+  /** Only groups listed after this one, newest first: the runs list's next page. */
+  before?: GroupCursor;
+}
+
+/** Where a page of the runs list ended: its last group. */
+export interface GroupCursor {
+  createdAt: number;
+  groupId: string;
 }
 
 /** Groups of the run index with their counts, newest first. */
@@ -158,7 +166,14 @@ export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSumm
     ])
     .$if(filter.groupId !== undefined, (q) => q.where('groupId', '=', filter.groupId as string))
     .groupBy('groupId')
+    .$if(filter.before !== undefined, (q) => {
+      const { createdAt, groupId } = filter.before as GroupCursor;
+      return q.having(
+        (eb) => sql<boolean>`(${eb.fn.min('createdAt')}, ${eb.ref('groupId')}) < (${createdAt}, ${groupId})`,
+      );
+    })
     .orderBy('createdAt', 'desc')
+    .orderBy('groupId', 'desc')
     .limit(filter.limit)
     .execute();
   if (rows.length === 0) return [];

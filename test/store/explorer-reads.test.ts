@@ -37,6 +37,13 @@ for (const backend of await storeBackends()) {
       const [g1] = await store.listGroups({ limit: 1, groupId: 'g1' });
       expect(g1).toMatchObject({ kind: 'eval', total: 5, passed: 3, failed: 1, error: 1, queued: 0, running: 0 });
       expect(g1?.targets).toEqual(['alpha', 'beta']);
+      // Older groups a page at a time: those created before the last one shown (ties broken by id).
+      await commitCases(store, 'g3', cases.slice(0, 1), 'g3');
+      const newest = await store.listGroups({ limit: 2 });
+      expect(newest.map((g) => g.groupId)).toEqual(['g3', 'g2']);
+      const last = newest[1] as { createdAt: number; groupId: string };
+      const older = await store.listGroups({ limit: 2, before: { createdAt: last.createdAt, groupId: last.groupId } });
+      expect(older.map((g) => g.groupId)).toEqual(['g1']);
     });
 
     it('pages and filters the latest attempt of each case', async () => {
