@@ -30,6 +30,17 @@ const compareSides = (side: 'base' | 'head'): SeedCase[] =>
     };
   });
 
+// The assistant's reply, then a tool call whose name and arguments are hostile too.
+const hostileTranscript: SeedCase['transcript'] = [
+  { role: 'assistant', content: xss },
+  Object.assign(
+    { role: 'assistant', content: 'calling a tool' },
+    {
+      tool_calls: [{ id: 'call-1', function: { name: 'lookup<img src=x onerror=window.__pwned=1>', arguments: xss } }],
+    },
+  ),
+];
+
 let project: TempProject;
 let served: ServedExplorer;
 let chrome: TestBrowser;
@@ -54,7 +65,7 @@ beforeAll(async () => {
       target: 'alpha',
       outcome: 'failed',
       output: xss,
-      transcript: [{ role: 'assistant', content: xss }],
+      transcript: hostileTranscript,
     },
   ]);
   served = await serveExplorer(project.dir);
@@ -119,6 +130,10 @@ describe('proctor serve in Chromium', () => {
     expect(await page.locator('[data-testid=message]').first().textContent()).toContain(
       '<script>window.__pwned=1</script>',
     );
+    // The tool call is shown, as text: its name and its arguments.
+    const call = page.locator('[data-testid=tool-call]');
+    expect(await call.locator('.role').textContent()).toBe('tool call lookup<img src=x onerror=window.__pwned=1>');
+    expect(await call.locator('pre').textContent()).toBe(xss);
     await page.locator('[data-testid=output]').click();
     await page.locator('[data-testid=message]').first().click();
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
