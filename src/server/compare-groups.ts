@@ -3,7 +3,7 @@ import type { IndexRow } from '../bundle/row.js';
 import type { Store } from '../store/store.js';
 
 /** Rows read per request from each side, and so the most either side holds. */
-export const comparePageSize = 1000;
+const comparePageSize = 1000;
 /** Listed changes per kind in a response; the counts stay exact. */
 const listed = 500;
 
@@ -77,8 +77,8 @@ export const compareGroups = async (
   head: { store: Store; groupId: string },
   pageSize = comparePageSize,
 ): Promise<GroupComparison> => {
-  const sides = [new KeyWalk(base.store, base.groupId, pageSize), new KeyWalk(head.store, head.groupId, pageSize)];
-  const [a, b] = sides as [KeyWalk, KeyWalk];
+  const a = new KeyWalk(base.store, base.groupId, pageSize);
+  const b = new KeyWalk(head.store, head.groupId, pageSize);
   const targets = new Map<string, TargetDelta>();
   let overall: TargetDelta = { target: 'all', base: null, head: null, delta: null };
   const counts: Comparison['counts'] = {
