@@ -1,9 +1,10 @@
-// The explorer on a big run (issue 11): `proctor serve` over a store holding one 100,000-case eval run.
-//   npx tsx bench/explorer.ts [--cases 100000] [--samples 30]
-// Seeds the store in one transaction, starts the built CLI's server, then measures in Chromium the time from
-// navigation to the first case rows painted (cold, then warm), and over HTTP the latency of the run page's
-// requests (p50 / p95 of `samples` serial calls each) and the server's resident memory.
-// Goals: first rows < 1 s; API first page < 100 ms; a filter or text query < 300 ms.
+// The explorer on a big run (issue 11): `proctor serve` over a store holding two 100,000-case eval runs.
+//   npx tsx bench/explorer.ts [--cases 100000] [--samples 30] [--compare-samples 5]
+// Seeds the store in one transaction per run, starts the built CLI's server, then measures in Chromium the time
+// from navigation to the first case rows painted (cold, then warm), over HTTP the latency of the run page's
+// requests (p50 / p95 of `samples` serial calls each), the comparison of the two runs, and the server's resident
+// memory before and after it.
+// Goals: first rows < 1 s; API first page < 100 ms; a filter or text query < 300 ms; memory flat in run size.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { launchChromium } from '../test/support/browser.js';
@@ -12,16 +13,39 @@ import { tempProject } from '../test/support/project.js';
 import { manyCases, seedGroup } from '../test/support/seed-results.js';
 
 const { values } = parseArgs({
-  options: { cases: { type: 'string', default: '100000' }, samples: { type: 'string', default: '30' } },
+  options: {
+    cases: { type: 'string', default: '100000' },
+    samples: { type: 'string', default: '30' },
+    'compare-samples': { type: 'string', default: '5' },
+    help: { type: 'boolean', default: false },
+  },
 });
+if (values.help) {
+  console.log('npx tsx bench/explorer.ts [--cases 100000] [--samples 30] [--compare-samples 5]');
+  process.exit(0);
+}
 const cases = Number(values.cases);
 const samples = Number(values.samples);
+const compareSamples = Number(values['compare-samples']);
 
 const project = tempProject();
 writeFileSync(project.path('proctor.toml'), '');
 let t = Date.now();
 await seedGroup(project.path('.proctor/proctor.db'), 'big', manyCases(cases));
 console.log(`seeded ${cases} cases in ${Date.now() - t} ms`);
+// The head run: every 97th case flipped (passed ↔ failed), the first 100 keys gone, 100 new ones.
+await seedGroup(
+  project.path('.proctor/proctor.db'),
+  'big2',
+  (function* () {
+    let i = 0;
+    for (const c of manyCases(cases)) {
+      if (i >= 100) yield i % 97 === 0 ? { ...c, outcome: c.outcome === 'passed' ? 'failed' : 'passed' } : c;
+      i++;
+    }
+    for (let j = 0; j < 100; j++) yield { key: `new${j}`, test: `new${j}`, target: 'alpha', outcome: 'passed' };
+  })(),
+);
 
 const served = await serveExplorer(project.dir);
 const rssMb = () =>
@@ -56,9 +80,9 @@ try {
     ['run cost (target | judge)', '/api/v1/runs/big/cost'],
     ['case page', '/api/v1/runs/big/cases/k004242'],
   ];
-  for (const [name, path] of requests) {
+  const measure = async (name: string, path: string, n: number) => {
     const times: number[] = [];
-    for (let i = 0; i < samples; i++) {
+    for (let i = 0; i < n; i++) {
       const start = performance.now();
       const res = await fetch(`${served.url}${path.slice(1)}`);
       await res.arrayBuffer();
@@ -68,8 +92,11 @@ try {
     console.log(
       `${name.padEnd(30)} first ${times[0]?.toFixed(1)} ms  p50 ${quantile(times, 0.5)?.toFixed(1)} ms  p95 ${quantile(times, 0.95)?.toFixed(1)} ms`,
     );
-  }
-  console.log(`server RSS after: ${rssMb()} MB`);
+  };
+  for (const [name, path] of requests) await measure(name, path, samples);
+  console.log(`server RSS before the compare: ${rssMb()} MB`);
+  await measure(`compare, two ${cases}-case runs`, '/api/v1/compare?base=big&head=big2', compareSamples);
+  console.log(`server RSS after the compare: ${rssMb()} MB`);
 } finally {
   await served.stop();
   project.remove();

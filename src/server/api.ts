@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { remember } from '../bounded-map.js';
 import { artifactFiles, caseFolder, readArtifactHead } from '../bundle/artifact-files.js';
 import type { Env } from '../plan/env.js';
 import type { ProjectConfig } from '../plan/spec.js';
@@ -9,8 +10,8 @@ import { isResultCursor } from '../store/result-cursor.js';
 import { isTerminal, type Store } from '../store/store.js';
 import { artifactResponse } from './artifact-response.js';
 import type { BundleIndex } from './bundle-index.js';
-import { attemptView, clip, resultHeadChars } from './case-view.js';
-import { compareGroups } from './compare-groups.js';
+import { attemptView, journalHeadChars, prettyHead, resultHeadChars } from './case-view.js';
+import { compareGroups, type GroupComparison } from './compare-groups.js';
 import { type EventOptions, groupEvents, runsEvents } from './events.js';
 import { projectEvals } from './project.js';
 import { Sources } from './sources.js';
@@ -26,6 +27,9 @@ export interface ApiDeps {
 }
 
 const runsShown = 200;
+const matrixCells = 5000;
+// Comparisons of finished runs kept (each at most 6 × 500 listed changes): going back to one is instant.
+const comparisonsKept = 8;
 
 const intParam = (value: string | undefined, fallback: number, min: number, max: number): number | undefined => {
   if (value === undefined || value === '') return fallback;
@@ -45,12 +49,22 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
   const app = new Hono();
   const sources = new Sources(store, bundles);
   const summariesOf = (group: string) => sources.of(group).summaries;
+  const comparisons = new Map<string, GroupComparison>();
   app.use(async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   });
 
-  app.get('/runs', async (c) => c.json({ runs: await sources.groups(runsShown) }));
+  // Newest first, a page at a time: `?before=CREATED_AT&before_id=RUN` continues after a page's last run.
+  app.get('/runs', async (c) => {
+    const limit = intParam(c.req.query('limit'), runsShown, 1, runsShown);
+    const createdAt = intParam(c.req.query('before'), -1, 0, Number.MAX_SAFE_INTEGER);
+    const groupId = c.req.query('before_id');
+    if (limit === undefined || createdAt === undefined || createdAt >= 0 !== (groupId !== undefined))
+      return c.json({ error: `limit must be 1 to ${runsShown}; before (a time in ms) comes with before_id` }, 400);
+    const runs = await sources.groups(limit, groupId === undefined ? undefined : { createdAt, groupId });
+    return c.json({ runs, more: runs.length === limit });
+  });
 
   app.get('/runs/:group', async (c) => {
     const groupId = c.req.param('group');
@@ -66,7 +80,9 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
 
   app.get('/runs/:group/matrix', async (c) => {
     const groupId = c.req.param('group');
-    return c.json({ cells: await summariesOf(groupId).matrix(groupId, 5000) });
+    const cells = await summariesOf(groupId).matrix(groupId, matrixCells);
+    // At the cap, the run may have more cells than were read: the page says so instead of a wrong count.
+    return c.json({ cells, complete: cells.length < matrixCells });
   });
 
   app.get('/runs/:group/runs', async (c) => {
@@ -115,7 +131,8 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
           );
         }
         const run = await source.store.getRun(a.runId);
-        return attemptView(a, run ? await source.store.readJournal(run.instanceId) : [], `/api/v1/artifacts/${a.seq}`);
+        const journal = run ? await source.store.journalHeads(run.instanceId, journalHeadChars) : [];
+        return attemptView(a, journal, `/api/v1/artifacts/${a.seq}`);
       }),
     );
     return c.json({ key, attempts: views });
@@ -153,12 +170,15 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     const base = c.req.query('base');
     const head = c.req.query('head');
     if (!base || !head) return c.json({ error: 'pass ?base=RUN&head=RUN' }, 400);
-    return c.json(
-      await compareGroups(
-        { store: sources.of(base).store, groupId: base },
-        { store: sources.of(head).store, groupId: head },
-      ),
-    );
+    const key = JSON.stringify([base, head]);
+    const known = comparisons.get(key);
+    if (known) return c.json(known);
+    const [a, b] = [sources.of(base), sources.of(head)];
+    // Checked before reading: runs finished then are finished in what was read, and never change again.
+    const live = (await a.summaries.isLive(base)) || (await b.summaries.isLive(head));
+    const compared = await compareGroups({ store: a.store, groupId: base }, { store: b.store, groupId: head });
+    if (!live) remember(comparisons, key, compared, comparisonsKept);
+    return c.json(compared);
   });
 
   app.get('/tasks/:run', async (c) => {
@@ -166,15 +186,16 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     if (!run) return c.json({ error: 'no such run' }, 404);
     const [instance, journal] = await Promise.all([
       store.getInstance(run.instanceId),
-      store.readJournal(run.instanceId),
+      store.journalHeads(run.instanceId, journalHeadChars),
     ]);
-    // A step's output can hold a 10 MB transcript: each entry is sent as text, clipped.
+    // A step's output can hold a 10 MB transcript: only the heads of each entry were read, and are sent as text.
     const entries = journal.map(({ seq, stepId, attempt, createdAt, ops, output }) => ({
       seq,
       stepId,
       attempt,
       createdAt,
-      entry: clip(JSON.stringify({ ops, output }, null, 2)),
+      ops: prettyHead(ops),
+      output: prettyHead(output),
     }));
     return c.json({ run, instance, journal: entries });
   });

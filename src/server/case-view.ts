@@ -1,7 +1,6 @@
 import { caseDetailOf, type GraderReason, reasonsOf } from '../bundle/case-detail.js';
 import { isRecord } from '../records.js';
-import type { AttemptHead } from '../store/case-artifacts.js';
-import type { JournalEntry } from '../store/store.js';
+import type { ArtifactHead, AttemptHead, JournalHead } from '../store/case-artifacts.js';
 import { parsePartialJson } from './partial-json.js';
 
 /** Text the case page gets inline per string; the rest is a download of the artifact. */
@@ -24,6 +23,23 @@ export const clip = (text: string, max = previewChars): Clipped => ({
   length: text.length,
   truncated: text.length > max,
 });
+
+/** A head read from the store, shown as at most `max` characters: truncated when either cut it. */
+export const clipHead = (head: ArtifactHead, max = previewChars): Clipped => ({
+  text: head.text.slice(0, max),
+  length: head.length,
+  truncated: head.length > Math.min(max, head.text.length),
+});
+
+/** A JSON head to read: indented as far as it parses; `length` is the stored text's. */
+export const prettyHead = (head: ArtifactHead, max = previewChars): Clipped => {
+  const { value, complete } = parsePartialJson(head.text);
+  const text = JSON.stringify(value, null, 2) ?? '';
+  return { text: text.slice(0, max), length: head.length, truncated: !complete || text.length > max };
+};
+
+/** What the pages read of each journal entry's ops and output: a prompt step's holds its whole transcript. */
+export const journalHeadChars = previewChars;
 
 /** One step as the case page shows it: its record, and the messages a prompt step exchanged. */
 export interface StepView {
@@ -87,9 +103,9 @@ const stepsOf = (value: unknown): StepView[] => {
 /**
  * What the case page shows of one committed attempt, from the head of its result.json and the run's journal.
  * A head cut short still shows what it holds; the graders, which come last, are then read from the journal
- * (each verify step's entry holds them) while it is kept.
+ * (each verify step's entry holds them) while it is kept. Journal entries come as heads too.
  */
-export const attemptView = (head: AttemptHead, journal: readonly JournalEntry[], artifactsUrl: string): AttemptView => {
+export const attemptView = (head: AttemptHead, journal: readonly JournalHead[], artifactsUrl: string): AttemptView => {
   const parsed = head.result ? parsePartialJson(head.result.text) : undefined;
   // A head that parses as one whole JSON value is the whole file: a cut one always stops inside it.
   const whole = parsed?.complete === true;
@@ -100,14 +116,17 @@ export const attemptView = (head: AttemptHead, journal: readonly JournalEntry[],
     attempt: head.attempt,
     row: head.row,
     output: detail?.output === undefined ? null : clip(detail.output),
-    graders: whole || !journal.length ? (detail?.reasons ?? []) : reasonsOf(journal),
+    graders:
+      whole || !journal.length
+        ? (detail?.reasons ?? [])
+        : reasonsOf(journal.map((j) => ({ output: parsePartialJson(j.output.text).value }))),
     steps: parsed ? stepsOf(parsed.value) : [],
     result: head.result && { shown: head.result.text.length, length: head.result.length, complete: whole },
     journal: journal.map((j) => ({
       seq: j.seq,
       stepId: j.stepId,
       attempt: j.attempt,
-      ops: clip(JSON.stringify(j.ops), 16 * 1024),
+      ops: clipHead(j.ops, 16 * 1024),
       createdAt: j.createdAt,
     })),
     artifacts: head.artifacts,

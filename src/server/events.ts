@@ -11,8 +11,8 @@ export interface EventOptions {
   pollMs: number;
 }
 
-/** A result as an event carries it: the case table row, without the artifact files. */
-const resultEvent = ({ files: _files, cursor: _cursor, ...row }: FollowedResult) => row;
+/** A result as an event carries it: the case table row (the store read no artifact file). */
+const resultEvent = ({ cursor: _cursor, ...row }: FollowedResult) => row;
 
 /**
  * Polls while the client listens and writes what changed. Each `poll` returns whether it wrote a full page,

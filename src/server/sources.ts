@@ -1,3 +1,4 @@
+import type { GroupCursor } from '../store/explorer-reads.js';
 import type { Store } from '../store/store.js';
 import type { BundleIndex } from './bundle-index.js';
 import { type GroupListing, Summaries } from './summaries.js';
@@ -33,12 +34,14 @@ export class Sources {
     return bundleDir && this.bundled ? { ...this.bundled, bundleDir } : this.main;
   }
 
-  /** The newest runs of both, newest first. */
-  async groups(limit: number): Promise<GroupListing[]> {
+  /** The newest runs of both (or those listed after `before`), newest first, as the store orders them. */
+  async groups(limit: number, before?: GroupCursor): Promise<GroupListing[]> {
     const [own, bundled] = await Promise.all([
-      this.main.summaries.groups(limit),
-      this.bundled?.summaries.groups(limit) ?? [],
+      this.main.summaries.groups(limit, before),
+      this.bundled?.summaries.groups(limit, before) ?? [],
     ]);
-    return bundled.length === 0 ? own : [...own, ...bundled].sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
+    const newestFirst = (a: GroupListing, b: GroupListing) =>
+      b.createdAt - a.createdAt || (b.groupId > a.groupId ? 1 : b.groupId < a.groupId ? -1 : 0);
+    return bundled.length === 0 ? own : [...own, ...bundled].sort(newestFirst).slice(0, limit);
   }
 }

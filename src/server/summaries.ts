@@ -1,5 +1,13 @@
 import { remember } from '../bounded-map.js';
-import type { CaseFacets, CasePage, CaseQuery, GroupCost, GroupSummary, MatrixCell } from '../store/explorer-reads.js';
+import type {
+  CaseFacets,
+  CasePage,
+  CaseQuery,
+  GroupCost,
+  GroupCursor,
+  GroupSummary,
+  MatrixCell,
+} from '../store/explorer-reads.js';
 import type { ProgressRow, Store } from '../store/store.js';
 
 export interface GroupDetail {
@@ -35,19 +43,16 @@ export class Summaries {
 
   constructor(private readonly store: Store) {}
 
-  /** The newest groups, shared by every client for a second. */
-  groups(limit: number): Promise<GroupListing[]> {
-    if (!this.list || Date.now() - this.list.at > listTtlMs)
-      this.list = {
-        at: Date.now(),
-        groups: this.store
-          .listGroups({ limit })
-          .then((groups) =>
-            Promise.all(
-              groups.map(async (g) => ({ ...g, cost: await this.cost(g.groupId, g.queued + g.running > 0) })),
-            ),
-          ),
-      };
+  /** The newest groups, shared by every client for a second; or those listed after `before`, read each time. */
+  groups(limit: number, before?: GroupCursor): Promise<GroupListing[]> {
+    const read = () =>
+      this.store
+        .listGroups({ limit, ...(before ? { before } : {}) })
+        .then((groups) =>
+          Promise.all(groups.map(async (g) => ({ ...g, cost: await this.cost(g.groupId, g.queued + g.running > 0) }))),
+        );
+    if (before) return read();
+    if (!this.list || Date.now() - this.list.at > listTtlMs) this.list = { at: Date.now(), groups: read() };
     return this.list.groups;
   }
 

@@ -93,3 +93,43 @@ export const artifactHead = async (
     .executeTakeFirst();
   return row && row.text !== null ? { text: row.text, length: Number(row.length) } : undefined;
 };
+
+/** A journal entry as the explorer shows it: the heads of its ops' and output's JSON texts, and their lengths. */
+export interface JournalHead {
+  seq: number;
+  stepId: string;
+  attempt: number;
+  createdAt: number;
+  ops: ArtifactHead;
+  output: ArtifactHead;
+}
+
+/**
+ * An instance's journal, oldest first, with `chars` of each entry's ops and output: a prompt step's entry holds
+ * the whole transcript (10 MB can be), of which only the head leaves the database.
+ */
+export const journalHeads = async (db: Db, instanceId: string, chars: number): Promise<JournalHead[]> => {
+  const rows = await db
+    .selectFrom('journal')
+    .select([
+      'seq',
+      'stepId',
+      'attempt',
+      'createdAt',
+      sql<string>`substr(ops, 1, ${chars})`.as('opsText'),
+      sql<number | string>`length(ops)`.as('opsLength'),
+      sql<string>`substr(output, 1, ${chars})`.as('outputText'),
+      sql<number | string>`length(output)`.as('outputLength'),
+    ])
+    .where('instanceId', '=', instanceId)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({
+    seq: r.seq,
+    stepId: r.stepId,
+    attempt: r.attempt,
+    createdAt: Number(r.createdAt),
+    ops: { text: r.opsText, length: Number(r.opsLength) },
+    output: { text: r.outputText, length: Number(r.outputLength) },
+  }));
+};

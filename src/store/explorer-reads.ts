@@ -39,6 +39,11 @@ export interface CaseQuery {
   descending?: boolean;
   /** Only commits after this one: a reader walking every case pages by `seq` instead of skipping (ascending). */
   afterSeq?: number;
+  /**
+   * Key order, only keys after this one (`''`: from the first): a reader matching two runs case by case walks both
+   * by key, a page at a time, on the key index.
+   */
+  afterKey?: string;
 }
 
 /** A case table row: the result's columns and its bundle row; never the artifact files. */
@@ -92,6 +97,7 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 const casesWhere = (groupId: string, query: CaseQuery) => (eb: ResultsBuilder) => {
   const parts = [eb('results.groupId', '=', groupId), isLatest(eb)];
   if (query.afterSeq !== undefined) parts.push(eb('results.seq', '>', query.afterSeq));
+  if (query.afterKey !== undefined) parts.push(eb('results.caseKey', '>', query.afterKey));
   if (query.outcome) parts.push(eb('results.outcome', '=', query.outcome));
   if (query.target) parts.push(eb('results.target', '=', query.target));
   if (query.evalPath) parts.push(eb('results.evalPath', '=', query.evalPath));
@@ -128,6 +134,14 @@ const countWhen = (condition: RawBuilder<unknown>) =>
 export interface GroupFilter {
   limit: number;
   groupId?: string;
+  /** Only groups listed after this one, newest first: the runs list's next page. */
+  before?: GroupCursor;
+}
+
+/** Where a page of the runs list ended: its last group. */
+export interface GroupCursor {
+  createdAt: number;
+  groupId: string;
 }
 
 /** Groups of the run index with their counts, newest first. */
@@ -152,7 +166,14 @@ export const listGroups = async (db: Db, filter: GroupFilter): Promise<GroupSumm
     ])
     .$if(filter.groupId !== undefined, (q) => q.where('groupId', '=', filter.groupId as string))
     .groupBy('groupId')
+    .$if(filter.before !== undefined, (q) => {
+      const { createdAt, groupId } = filter.before as GroupCursor;
+      return q.having(
+        (eb) => sql<boolean>`(${eb.fn.min('createdAt')}, ${eb.ref('groupId')}) < (${createdAt}, ${groupId})`,
+      );
+    })
     .orderBy('createdAt', 'desc')
+    .orderBy('groupId', 'desc')
     .limit(filter.limit)
     .execute();
   if (rows.length === 0) return [];
@@ -213,7 +234,8 @@ export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Pro
       .selectFrom('results')
       .select(['seq', 'runId', 'caseKey', 'attempt', 'target', 'evalPath', 'outcome', 'score', 'errorKind', 'row'])
       .where(where)
-      .orderBy('seq', query.descending ? 'desc' : 'asc')
+      .$if(query.afterKey !== undefined, (q) => q.orderBy('caseKey'))
+      .$if(query.afterKey === undefined, (q) => q.orderBy('seq', query.descending ? 'desc' : 'asc'))
       .limit(query.limit)
       .offset(query.offset)
       .execute(),

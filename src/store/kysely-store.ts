@@ -1,7 +1,14 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
-import { type ArtifactHead, type AttemptHead, artifactHead, caseAttemptHeads } from './case-artifacts.js';
+import {
+  type ArtifactHead,
+  type AttemptHead,
+  artifactHead,
+  caseAttemptHeads,
+  type JournalHead,
+  journalHeads,
+} from './case-artifacts.js';
 import * as explorer from './explorer-reads.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { prepareQuery } from './prepared.js';
@@ -564,6 +571,10 @@ export class KyselyStore implements Store {
 
   artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined> {
     return this.reconnect.run(() => artifactHead(this.db, seq, name, chars));
+  }
+
+  journalHeads(instanceId: string, chars: number): Promise<JournalHead[]> {
+    return this.reconnect.run(() => journalHeads(this.db, instanceId, chars));
   }
 
   caseMatrix(groupId: string, limit: number): Promise<explorer.MatrixCell[]> {

@@ -1,10 +1,30 @@
 import { type Kysely, sql } from 'kysely';
-import { isPostgres, toStoredResult } from './explorer-reads.js';
+import type { JsonObject } from '../records.js';
+import { isPostgres } from './explorer-reads.js';
 import type { Database } from './schema.js';
 import type { StoredResult } from './store.js';
 
-/** A committed result with the cursor that resumes just after it (a live stream's event id). */
-export type FollowedResult = StoredResult & { cursor: string };
+/**
+ * A committed result with the cursor that resumes just after it (a live stream's event id). Its artifact files
+ * (a 10 MB result.json can be) are not read: a stream sends the case table's row.
+ */
+export type FollowedResult = Omit<StoredResult, 'files'> & { cursor: string };
+
+const columns = ['seq', 'runId', 'groupId', 'caseKey', 'attempt', 'target', 'evalPath', 'row', 'committedAt'] as const;
+
+const followed = (
+  r: { seq: number; row: string; committedAt: number | string } & Omit<
+    StoredResult,
+    'seq' | 'row' | 'files' | 'committedAt'
+  >,
+  cursor: string,
+): FollowedResult => ({
+  ...r,
+  seq: Number(r.seq),
+  row: JSON.parse(r.row) as JsonObject,
+  committedAt: Number(r.committedAt),
+  cursor,
+});
 
 /** A cursor as a client may send it back: `seq` (SQLite), or `txid-seq` (PostgreSQL). */
 export const isResultCursor = (text: string): boolean => /^\d{1,19}(-\d{1,19})?$/.test(text);
@@ -37,17 +57,17 @@ export const followResults = async (
   if (!isPostgres(db)) {
     const rows = await db
       .selectFrom('results')
-      .selectAll()
+      .select(columns)
       .where('groupId', '=', groupId)
       .where('seq', '>', Number(seq))
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ ...toStoredResult(r), cursor: String(r.seq) }));
+    return rows.map((r) => followed(r, String(r.seq)));
   }
   const rows = await db
     .selectFrom('results')
-    .selectAll()
+    .select(columns)
     .select(sql<string>`txid`.as('txid'))
     .where('groupId', '=', groupId)
     .where(sql<boolean>`(txid, seq) > (${String(txid)}::bigint, ${String(seq)}::bigint)`)
@@ -56,7 +76,7 @@ export const followResults = async (
     .orderBy('seq')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ ...toStoredResult(r), cursor: `${r.txid}-${r.seq}` }));
+  return rows.map(({ txid, ...r }) => followed(r, `${txid}-${r.seq}`));
 };
 
 /** Where a follower starts to get only what commits from now on (what it has read so far is before it). */

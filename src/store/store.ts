@@ -1,6 +1,6 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
-import type { ArtifactHead, AttemptHead } from './case-artifacts.js';
+import type { ArtifactHead, AttemptHead, JournalHead } from './case-artifacts.js';
 import type {
   CaseFacets,
   CasePage,
@@ -237,6 +237,8 @@ export interface Store {
   caseAttemptHeads(groupId: string, caseKey: string, chars: number): Promise<AttemptHead[]>;
   /** The first `chars` (all without) of artifact `name` of the result committed as `seq`. */
   artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined>;
+  /** An instance's journal with `chars` of each entry's ops and output (their JSON texts). */
+  journalHeads(instanceId: string, chars: number): Promise<JournalHead[]>;
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;

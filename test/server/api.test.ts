@@ -1,7 +1,10 @@
+import { chmodSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { runCli } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
 import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
@@ -48,6 +51,24 @@ beforeAll(async () => {
       cutResultAt: 2_000_000,
     },
   ]);
+  // The engine's journal of h1's run: the prompt step's entry holds the whole 10 MB transcript, as it does.
+  const store = await openSqliteStore(db());
+  const entry = { instanceId: 'i-g-huge-0', attempt: 1, createdAt: Date.now() };
+  await store.appendJournal({
+    ...entry,
+    seq: 1,
+    stepId: 'ask',
+    ops: [{ op: 'set', path: 'outputs.ask', value: 'the short answer' }],
+    output: { text: 'the short answer', transcript: [{ role: 'assistant', content: 'y'.repeat(10_000_000) }] },
+  });
+  await store.appendJournal({
+    ...entry,
+    seq: 2,
+    stepId: 'verify',
+    ops: [],
+    output: { results: [{ id: 'equals', pass: true, score: 1, reason: 'from the journal' }] },
+  });
+  await store.close();
   await seedGroup(db(), 'g-cost', [
     { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', costUsd: 0.5, judgeCostUsd: 0.125 },
     { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', attempt: 2, costUsd: 0.25, judgeCostUsd: 0.125 },
@@ -90,10 +111,11 @@ describe('proctor serve: API', () => {
     expect(failed.total).toBe(failed.rows.length);
     expect(failed.rows.every((r) => r.outcome === 'failed' && r.target === 'beta')).toBe(true);
     expect(failed.total).toBe([...manyCases(1000)].filter((c) => c.outcome === 'failed' && c.target === 'beta').length);
-    const { cells } = await get<{ cells: { test: string; target: string; total: number }[] }>(
-      '/api/v1/runs/g-main/matrix',
-    );
-    expect(cells).toHaveLength(1000);
+    const { cells, complete } = await get<{
+      cells: { test: string; target: string; total: number }[];
+      complete: boolean;
+    }>('/api/v1/runs/g-main/matrix');
+    expect([cells.length, complete]).toEqual([1000, true]);
     expect(cells.every((c) => c.total === 1)).toBe(true);
     const errors = await get<CasePage>('/api/v1/runs/g-main/cases?error_kind=timeout');
     expect(errors.total).toBe(20);
@@ -104,6 +126,28 @@ describe('proctor serve: API', () => {
     expect(hit.rows.map((r) => r.caseKey)).toEqual(['k000999']);
     expect((await get<CasePage>('/api/v1/runs/g-main/cases?q=%25')).total).toBe(0);
     expect((await rawRequest(served.port, '/api/v1/runs/g-main/cases?limit=5000')).status).toBe(400);
+  });
+
+  it("compares two runs case by case, and a live run's comparison follows its new commits", async () => {
+    const store = await openSqliteStore(db());
+    const aCase = (key: string, outcome: 'passed' | 'failed') => ({ key, test: key, target: 'alpha', outcome });
+    try {
+      await commitCases(store, 'cmp-base', [aCase('a', 'passed'), aCase('b', 'passed')], 'cmp-base');
+      await commitCases(store, 'cmp-head', [aCase('a', 'passed')], 'cmp-head');
+      // b is still queued in head: the run is live.
+      await store.createRuns(
+        [{ runId: 'cmp-pending', groupId: 'cmp-head', taskId: 'eval', instanceId: 'i-cmp-pending', caseKey: 'b' }].map(
+          (r) => ({ ...r, target: 'alpha', metadata: {}, spec: {}, context: {} }),
+        ),
+      );
+      type Counts = { counts: Record<string, number> };
+      const url = '/api/v1/compare?base=cmp-base&head=cmp-head';
+      expect((await get<Counts>(url)).counts).toMatchObject({ common: 1, unchanged: 1, only_in_base: 1 });
+      await commitCases(store, 'cmp-head', [aCase('b', 'failed')], 'cmp-late');
+      expect((await get<Counts>(url)).counts).toMatchObject({ common: 2, regressed: 1, only_in_base: 0 });
+    } finally {
+      await store.close();
+    }
   });
 
   it('shows what each run spent, target and judges apart, every attempt counted', async () => {
@@ -144,6 +188,21 @@ describe('proctor serve: API', () => {
     const messages = a?.steps[0]?.transcript ?? [];
     expect(messages.map((m) => m.content.text.slice(0, 5))).toEqual(['go', 'yyyyy']);
     expect(messages[1]?.content.truncated).toBe(true);
+    // The graders, past the head, come from the journal, of which only each entry's head was read.
+    expect((a as unknown as { graders: { reason: string }[] }).graders.map((g) => g.reason)).toEqual([
+      'from the journal',
+    ]);
+    const journal = (a as unknown as { journal: { stepId: string; ops: { length: number } }[] }).journal;
+    expect(journal.map((j) => j.stepId)).toEqual(['ask', 'verify']);
+    const task = await rawRequest(served.port, '/api/v1/tasks/g-huge-0');
+    expect(task.body.length).toBeLessThan(1_500_000);
+    const steps = (
+      JSON.parse(task.body) as { journal: { output: { text: string; length: number; truncated: boolean } }[] }
+    ).journal;
+    expect(steps[0]?.output).toMatchObject({ truncated: true });
+    expect(steps[0]?.output.length).toBeGreaterThan(10_000_000);
+    expect(steps[0]?.output.text).toContain('"text": "the short answer"');
+    expect(steps[1]?.output.text).toContain('from the journal');
     const preview = await rawRequest(served.port, `/api/v1/artifacts/${a?.seq}/result.json?head=1000`);
     expect([preview.body.length, preview.headers['x-artifact-length']]).toEqual([1000, String(a?.result.length)]);
     const whole = await rawRequest(served.port, `/api/v1/artifacts/${a?.seq}/result.json?download=1`);
@@ -235,12 +294,45 @@ describe('proctor serve: API', () => {
     expect((await start({ evals: 'a' })).status).toBe(400);
   });
 
+  it('ships its front end: every script and style from its own origin, the JavaScript under 60 KB gzipped', async () => {
+    const index = (await rawRequest(served.port, '/')).body;
+    const refs = [...index.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(refs.length).toBeGreaterThanOrEqual(2);
+    expect(refs.filter((r) => !r.startsWith('/assets/'))).toEqual([]);
+    const gzipped = async (ext: string) => {
+      let bytes = 0;
+      for (const ref of refs.filter((r) => r.endsWith(ext))) {
+        const res = await rawRequest(served.port, ref);
+        expect(res.status, ref).toBe(200);
+        bytes += gzipSync(res.body, { level: 9 }).length;
+      }
+      return bytes;
+    };
+    expect(await gzipped('.js')).toBeLessThan(60 * 1024);
+    expect(await gzipped('.css')).toBeLessThan(15 * 1024);
+  });
+
   it('sends a strict CSP and no-store on the API', async () => {
     const res = await rawRequest(served.port, '/');
     expect(res.headers['content-security-policy']).toContain("script-src 'self'");
     expect(res.headers['content-security-policy']).toContain("object-src 'none'");
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect((await rawRequest(served.port, '/api/v1/runs')).headers['cache-control']).toBe('no-store');
+  });
+
+  it('opens the explorer in the desktop browser with --open', async () => {
+    // The desktop's opener, as xdg-open is found on PATH: this one writes down what it was asked to open.
+    project.write('bin/xdg-open', '#!/bin/sh\necho "$1" > "$(dirname "$0")/opened"\n');
+    chmodSync(project.path('bin/xdg-open'), 0o755);
+    const s = await serveExplorer(project.dir, ['--open'], { PATH: `${project.path('bin')}:${process.env.PATH}` });
+    try {
+      const opened = await eventually(async () =>
+        existsSync(project.path('bin/opened')) ? project.read('bin/opened').trim() : undefined,
+      );
+      expect(opened).toBe(s.url);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('refuses a non-loopback bind without a token (exit 2); with one, a request without it gets 401', async () => {

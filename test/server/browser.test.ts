@@ -30,6 +30,17 @@ const compareSides = (side: 'base' | 'head'): SeedCase[] =>
     };
   });
 
+// The assistant's reply, then a tool call whose name and arguments are hostile too.
+const hostileTranscript: SeedCase['transcript'] = [
+  { role: 'assistant', content: xss },
+  Object.assign(
+    { role: 'assistant', content: 'calling a tool' },
+    {
+      tool_calls: [{ id: 'call-1', function: { name: 'lookup<img src=x onerror=window.__pwned=1>', arguments: xss } }],
+    },
+  ),
+];
+
 let project: TempProject;
 let served: ServedExplorer;
 let chrome: TestBrowser;
@@ -54,7 +65,7 @@ beforeAll(async () => {
       target: 'alpha',
       outcome: 'failed',
       output: xss,
-      transcript: [{ role: 'assistant', content: xss }],
+      transcript: hostileTranscript,
     },
   ]);
   served = await serveExplorer(project.dir);
@@ -81,6 +92,13 @@ describe('proctor serve in Chromium', () => {
     expect(paintMs).toBeLessThan(3000);
     await page.locator('[data-testid=targets]').waitFor();
     await page.screenshot({ path: path.join(shots.dir, 'run.png') });
+    await page.getByText('▸ Test × target matrix').click();
+    await page.locator('[data-testid=matrix] tbody tr').first().waitFor();
+    // A page of tests, and an honest count of what is not shown (the run has 50,000 tests).
+    expect(await page.locator('[data-testid=matrix] tbody tr').count()).toBe(200);
+    expect(await page.locator('[data-testid=matrix-more]').textContent()).toContain('of more than');
+    await page.getByRole('heading', { name: 'Test × target matrix' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots.dir, 'matrix.png') });
     await page.locator('[data-testid=case-table]').focus();
     await page.keyboard.press('End');
     await page.locator('.vt-row[data-index="99999"][data-key="k099999"]').waitFor();
@@ -112,6 +130,10 @@ describe('proctor serve in Chromium', () => {
     expect(await page.locator('[data-testid=message]').first().textContent()).toContain(
       '<script>window.__pwned=1</script>',
     );
+    // The tool call is shown, as text: its name and its arguments.
+    const call = page.locator('[data-testid=tool-call]');
+    expect(await call.locator('.role').textContent()).toBe('tool call lookup<img src=x onerror=window.__pwned=1>');
+    expect(await call.locator('pre').textContent()).toBe(xss);
     await page.locator('[data-testid=output]').click();
     await page.locator('[data-testid=message]').first().click();
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordGroup } from '../../src/bundle/groups.js';
 import { type CaseResult, toIndexRow } from '../../src/bundle/row.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
+import { launchChromium, screenshotDir } from '../support/browser.js';
 import { rawRequest, type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { seedGroup } from '../support/seed-results.js';
@@ -125,17 +126,7 @@ describe('proctor serve: runs only a bundle folder holds', () => {
   it('refuses traversal, encoded slashes, absolute paths and symlinks out of the bundle with 404', async () => {
     const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k1');
     const url = new URL(attempts[0]?.artifactsUrl ?? '', served.url).pathname;
-    for (const p of [
-      `${url}/leak.txt`,
-      `${url}/..%2f..%2f..%2f..%2fsecret.txt`,
-      `${url}/%2e%2e%2f%2e%2e%2f%2e%2e%2f%2e%2e%2fsecret.txt`,
-      `${url}/..%5c..%5csecret.txt`,
-      `${url}/%2F${encodeURIComponent(project.path('secret.txt').slice(1))}`,
-      `${url}//etc/passwd`,
-      `${url}/../../../../secret.txt`,
-      `${url}/constructor`,
-      url.replace('/k1/', '/k2/'),
-    ]) {
+    for (const p of attacks(url)) {
       const res = await rawRequest(served.port, p);
       expect([400, 404], p).toContain(res.status);
       expect(res.body, p).not.toContain(secret);
@@ -151,4 +142,46 @@ describe('proctor serve: runs only a bundle folder holds', () => {
       }
     }
   });
+
+  it('in Chromium: the case page offers only the manifest; its own requests for links and traversals get 404', async () => {
+    const chrome = await launchChromium();
+    const shots = screenshotDir('explorer-bundle');
+    try {
+      const page = await chrome.context.newPage();
+      await page.goto(`${served.url}runs/g-ci/cases/k1`);
+      await page.getByText('stdout.txt').waitFor();
+      expect(await page.locator('main').textContent()).not.toContain('leak.txt');
+      await page.getByRole('button', { name: 'preview' }).last().click();
+      await expect.poll(() => page.locator('[data-testid=artifact-preview]').textContent()).toBe('hello');
+      await page.screenshot({ path: path.join(shots.dir, 'bundle-case.png'), fullPage: true });
+      const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k1');
+      const answers = await page.evaluate(
+        (paths) =>
+          Promise.all(
+            paths.map(async (p) => fetch(p).then(async (r) => ({ p, status: r.status, body: await r.text() }))),
+          ),
+        attacks(attempts[0]?.artifactsUrl ?? ''),
+      );
+      for (const a of answers) {
+        expect([400, 404], a.p).toContain(a.status);
+        expect(a.body, a.p).not.toContain(secret);
+      }
+    } finally {
+      await chrome.close();
+      shots.done();
+    }
+  });
 });
+
+/** Requests for files out of a case's artifact folder `url`: a link in it, traversals, absolute paths. */
+const attacks = (url: string) => [
+  `${url}/leak.txt`,
+  `${url}/..%2f..%2f..%2f..%2fsecret.txt`,
+  `${url}/%2e%2e%2f%2e%2e%2f%2e%2e%2f%2e%2e%2fsecret.txt`,
+  `${url}/..%5c..%5csecret.txt`,
+  `${url}/%2F${encodeURIComponent(project.path('secret.txt').slice(1))}`,
+  `${url}//etc/passwd`,
+  `${url}/../../../../secret.txt`,
+  `${url}/constructor`,
+  url.replace('/k1/', '/k2/'),
+];

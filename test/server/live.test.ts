@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
@@ -53,19 +54,30 @@ describe('proctor serve: a live eval run', () => {
     await page.goto(served.url);
     await page.getByText('New run…').click();
     await page.getByText('evals/slow.eval.yaml').click();
+    await page.screenshot({ path: path.join(shots.dir, 'new-run.png') });
     await page.getByText('Start run').click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     const group = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] as string);
 
-    const progress = page.locator('[data-testid=progress]');
-    const done = async () => Number(/^(\d+)\//.exec((await progress.textContent()) ?? '')?.[1] ?? -1);
-    const seen: number[] = [];
-    await eventually(async () => {
-      const n = await done();
-      if (seen.at(-1) !== n) seen.push(n);
-      return seen.filter((x) => x > 0).length >= 2 ? true : undefined;
-    }, 30_000);
-    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    // The run page and the runs list, each open once, watched together: their progress moves without a reload.
+    const list = await chrome.context.newPage();
+    await list.goto(served.url);
+    const watch = async (progress: Locator) => {
+      const done = async () => Number(/^(\d+)\//.exec((await progress.textContent()) ?? '')?.[1] ?? -1);
+      const seen: number[] = [];
+      await eventually(async () => {
+        const n = await done();
+        if (seen.at(-1) !== n) seen.push(n);
+        return seen.filter((x) => x > 0).length >= 2 ? true : undefined;
+      }, 30_000);
+      return seen;
+    };
+    for (const seen of await Promise.all([
+      watch(page.locator('[data-testid=progress]')),
+      watch(list.locator(`tr[data-run="${group}"] [data-testid=progress]`)),
+    ]))
+      expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    await list.close();
 
     const evil = await attacker(served.port, group);
     try {
@@ -94,6 +106,8 @@ describe('proctor serve: a live eval run', () => {
     await page.getByText('Task run').waitFor();
     expect(await page.locator('main').textContent()).toContain('COMPLETED');
     expect(await page.locator('main details').count()).toBeGreaterThan(0);
+    await page.locator('main details summary').first().click();
+    expect(await page.locator('main details[open]').first().textContent()).toContain('outputs.prompt');
     await page.screenshot({ path: path.join(shots.dir, 'task.png'), fullPage: true });
     await page.goto(served.url);
     await page.locator(`tr[data-run="${group}"]`).waitFor();

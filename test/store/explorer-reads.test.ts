@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
+import { eventually } from '../support/eventually.js';
 import { commitCases, type SeedCase } from '../support/seed-results.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
@@ -36,6 +37,13 @@ for (const backend of await storeBackends()) {
       const [g1] = await store.listGroups({ limit: 1, groupId: 'g1' });
       expect(g1).toMatchObject({ kind: 'eval', total: 5, passed: 3, failed: 1, error: 1, queued: 0, running: 0 });
       expect(g1?.targets).toEqual(['alpha', 'beta']);
+      // Older groups a page at a time: those created before the last one shown (ties broken by id).
+      await commitCases(store, 'g3', cases.slice(0, 1), 'g3');
+      const newest = await store.listGroups({ limit: 2 });
+      expect(newest.map((g) => g.groupId)).toEqual(['g3', 'g2']);
+      const last = newest[1] as { createdAt: number; groupId: string };
+      const older = await store.listGroups({ limit: 2, before: { createdAt: last.createdAt, groupId: last.groupId } });
+      expect(older.map((g) => g.groupId)).toEqual(['g1']);
     });
 
     it('pages and filters the latest attempt of each case', async () => {
@@ -62,6 +70,28 @@ for (const backend of await storeBackends()) {
       // Walking by seq: the latest attempts after a commit, as compare reads a whole run.
       const after = await store.queryCases('g1', { offset: 0, limit: 10, afterSeq: countless.rows[0]?.seq as number });
       expect(after.rows.map((r) => r.caseKey)).toEqual(['b', 'd', 'c']);
+      // Walking by key: each key's latest attempt after the one given, as compare matches two runs case by case.
+      const byKey = (afterKey: string, limit: number) =>
+        store
+          .queryCases('g1', { offset: 0, limit, countless: true, afterKey })
+          .then((p) => p.rows.map((r) => [r.caseKey, r.attempt]));
+      expect(await byKey('', 2)).toEqual([
+        ['a', 1],
+        ['b', 1],
+      ]);
+      expect(await byKey('b', 10)).toEqual([
+        ['c', 2],
+        ['d', 1],
+      ]);
+      expect(await byKey('d', 10)).toEqual([]);
+      // A live stream's rows are the table's: the artifact files (a 10 MB result.json can be) stay in the store.
+      // On PostgreSQL a result is followed once every older transaction has ended: polled.
+      const followed = await eventually(async () => {
+        const rows = await store.followResults('g1', '0', 10);
+        return rows.length === 5 ? rows : undefined;
+      });
+      expect(followed.map((r) => r.caseKey)).toEqual(['a', 'b', 'c', 'd', 'c']);
+      expect(followed.every((r) => !('files' in r))).toBe(true);
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {
@@ -105,6 +135,36 @@ for (const backend of await storeBackends()) {
       // Every attempt spent: the retried one counts too; an unpriced call adds nothing.
       expect(await store.groupCost('spent')).toEqual({ targetUsd: 0.75, judgeUsd: 0.125 });
       expect(await store.groupCost('none')).toEqual({ targetUsd: null, judgeUsd: null });
+      // A journal entry is read as the heads of its ops and output: a step's 10 MB transcript never leaves whole.
+      const long = 'y'.repeat(3_000_000);
+      const entry = { instanceId: 'i-j', stepId: 'ask', attempt: 1, createdAt: 7 };
+      await store.appendJournal({
+        ...entry,
+        seq: 1,
+        ops: [{ op: 'set', path: 'outputs.ask', value: 'hi' }],
+        output: { transcript: [long] },
+      });
+      await store.appendJournal({ ...entry, seq: 2, stepId: 'verify', ops: [], output: { results: [] } });
+      const heads = await store.journalHeads('i-j', 30);
+      expect(heads).toEqual([
+        {
+          seq: 1,
+          stepId: 'ask',
+          attempt: 1,
+          createdAt: 7,
+          ops: { text: '[{"op":"set","path":"outputs.a', length: 48 },
+          output: { text: `{"transcript":["${'y'.repeat(14)}`, length: long.length + 19 },
+        },
+        {
+          seq: 2,
+          stepId: 'verify',
+          attempt: 1,
+          createdAt: 7,
+          ops: { text: '[]', length: 2 },
+          output: { text: '{"results":[]}', length: 14 },
+        },
+      ]);
+      expect(await store.journalHeads('none', 30)).toEqual([]);
       const facets = await store.caseFacets('g1');
       expect(facets).toMatchObject({
         targets: ['alpha', 'beta'],

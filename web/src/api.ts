@@ -36,8 +36,8 @@ export const postJson = async <T>(path: string, data: unknown): Promise<T> => {
 };
 
 // The server's own types: one definition of what crosses the wire (type-only, so nothing of src/ is bundled).
-export type { Comparison } from '../../src/bundle/compare.js';
 export type { AttemptView, Clipped } from '../../src/server/case-view.js';
+export type { GroupComparison as Comparison } from '../../src/server/compare-groups.js';
 export type { GroupListing } from '../../src/server/summaries.js';
 export type { GroupCost, GroupSummary, MatrixCell } from '../../src/store/explorer-reads.js';
 export type { ProgressRow } from '../../src/store/store.js';

@@ -9,6 +9,42 @@ type Attempt = Omit<AttemptView, 'row'> & { row: RowView };
 // What an artifact preview shows; the server reads no more of the file than this.
 const previewChars = 1_000_000;
 
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A tool call's name and arguments, in the OpenAI (`function: {name, arguments}`) or Anthropic (`name, input`) shape. */
+const callOf = (c: unknown): { name: string; args: string } | undefined => {
+  const fn = isRec(c) && isRec(c.function) ? c.function : c;
+  if (!isRec(fn) || typeof fn.name !== 'string') return undefined;
+  const raw = fn.arguments ?? fn.input ?? fn.args ?? '';
+  let args = typeof raw === 'string' ? raw : JSON.stringify(raw, null, 2);
+  try {
+    if (typeof raw === 'string' && raw.trim().startsWith('{')) args = JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    // Not JSON: shown as the model wrote it.
+  }
+  return { name: fn.name, args };
+};
+
+/** Each call as its name and arguments (text, never markup); anything of another shape as its JSON. */
+const ToolCalls = ({ calls }: { calls: unknown }) => {
+  const list = Array.isArray(calls) ? calls.map(callOf) : [];
+  if (list.length === 0 || list.some((c) => c === undefined))
+    return <pre class="text tool">{JSON.stringify(calls, null, 2)}</pre>;
+  return (
+    <>
+      {list.map((c, i) => (
+        <div class="tool-call" key={i} data-testid="tool-call">
+          <div class="role">
+            tool call <span class="mono">{c?.name}</span>
+          </div>
+          <pre class="text tool">{c?.args}</pre>
+        </div>
+      ))}
+    </>
+  );
+};
+
 const artifactUrl = (a: Attempt, name: string, download = false) =>
   `${a.artifactsUrl}/${encodeURIComponent(name)}${download ? '?download=1' : `?head=${previewChars}`}`;
 
@@ -141,10 +177,11 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
               {m.role} <span class="muted">· {s.stepId}</span>
             </div>
             <TextBlock value={m.content} />
-            {m.toolCalls !== null && <pre class="text tool">{JSON.stringify(m.toolCalls, null, 2)}</pre>}
+            {m.toolCalls !== null && <ToolCalls calls={m.toolCalls} />}
           </div>
         )),
       )}
+      {a.steps.every((s) => s.transcript.length === 0) && <p class="muted">no messages recorded</p>}
       <h2>Steps</h2>
       {a.steps.map((s) => (
         <details key={s.stepId}>

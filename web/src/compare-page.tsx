@@ -18,6 +18,18 @@ const kinds = [
 
 const rate = (r: Rate | null) => (r ? `${(r.pass_rate * 100).toFixed(1)}%` : '–');
 
+const n = (x: number) => x.toLocaleString('en');
+
+/** One line on what changed; `results compare` is the gate, this page only shows. */
+const headline = ({ counts }: Comparison): string =>
+  counts.common === 0
+    ? 'The two runs share no case.'
+    : `${n(counts.common)} cases in both runs: ${n(counts.regressed)} regressed, ${n(counts.fixed)} fixed, ` +
+      `${n(counts.unchanged)} unchanged` +
+      (counts.only_in_base + counts.only_in_head > 0
+        ? `; ${n(counts.only_in_base)} only in base, ${n(counts.only_in_head)} only in head.`
+        : '.');
+
 const Output = ({ group, caseKey }: { group: string; caseKey: string }) => {
   const [out, setOut] = useState<Clipped | null | undefined>(undefined);
   useEffect(() => {
@@ -81,7 +93,7 @@ export const ComparePage = ({ query }: { query: URLSearchParams }) => {
         <Loading error={error} />
       ) : (
         <>
-          <p class="verdict">{c.verdict}</p>
+          <p class="verdict">{headline(c)}</p>
           <div class="cards">
             <div class="card">
               <div class="label">Pass rate</div>
@@ -99,12 +111,17 @@ export const ComparePage = ({ query }: { query: URLSearchParams }) => {
               <div class={`card kind-${k}`} key={k}>
                 <div class="label">{label}</div>
                 <div class="big" data-testid={`count-${k}`}>
-                  {c.counts[k]}
+                  {n(c.counts[k])}
                 </div>
               </div>
             ))}
           </div>
           <h2>Changed cases</h2>
+          {kinds.some(([k]) => c[k].length < c.counts[k]) && (
+            <p class="muted" data-testid="listed">
+              Listed: the first {n(Math.max(...kinds.map(([k]) => c[k].length)))} of each kind, in case key order.
+            </p>
+          )}
           <table class="grid compact" data-testid="flips">
             <thead>
               <tr>

@@ -7,9 +7,14 @@ const shownTests = 200;
 /** Tests (grouped by eval) × targets: each cell its cases' passes out of all and mean score. */
 export const Matrix = ({ group, version }: { group: string; version: number }) => {
   const [cells, setCells] = useState<Cell[] | null>(null);
+  const [complete, setComplete] = useState(true);
   const [open, setOpen] = useState(false);
   useEffect(() => {
-    if (open) getJson<{ cells: Cell[] }>(`/runs/${encodeURIComponent(group)}/matrix`).then((r) => setCells(r.cells));
+    if (open)
+      getJson<{ cells: Cell[]; complete: boolean }>(`/runs/${encodeURIComponent(group)}/matrix`).then((r) => {
+        setCells(r.cells);
+        setComplete(r.complete);
+      });
   }, [group, open, version]);
   if (!open)
     return (
@@ -72,9 +77,10 @@ export const Matrix = ({ group, version }: { group: string; version: number }) =
           </tbody>
         </table>
       </div>
-      {tests.size > shownTests && (
-        <p class="muted">
-          first {shownTests} of {tests.size} tests; filter the cases below
+      {(tests.size > shownTests || !complete) && (
+        <p class="muted" data-testid="matrix-more">
+          first {shownTests} of {complete ? '' : 'more than '}
+          {tests.size.toLocaleString('en')} tests; filter the cases below
         </p>
       )}
     </>

@@ -65,12 +65,14 @@ export const NewRun = () => {
           ))}
         </fieldset>
       </div>
-      <button type="button" disabled={busy || evals.length === 0} onClick={start}>
-        {busy ? 'Starting…' : 'Start run'}
-      </button>
-      <button type="button" class="secondary" onClick={() => setProject(null)}>
-        Close
-      </button>
+      <div class="actions">
+        <button type="button" disabled={busy || evals.length === 0} onClick={start}>
+          {busy ? 'Starting…' : 'Start run'}
+        </button>
+        <button type="button" class="secondary" onClick={() => setProject(null)}>
+          Close
+        </button>
+      </div>
       {error && <pre class="error-box">{error}</pre>}
     </div>
   );

@@ -12,6 +12,7 @@ const statuses = {
   canceled: (g: GroupListing) => g.canceled > 0,
 };
 type Status = keyof typeof statuses | '';
+type Page = { runs: GroupListing[]; more: boolean };
 
 export const RunsPage = () => {
   const [runs, setRuns] = useState<GroupListing[] | null>(null);
@@ -19,9 +20,14 @@ export const RunsPage = () => {
   const [text, setText] = useState('');
   const [status, setStatus] = useState<Status>('');
   const [compare, setCompare] = useState<string[]>([]);
+  // Pages past the newest (which the live feed keeps fresh), loaded on request; `more`: another page may follow.
+  const [older, setOlder] = useState<{ runs: GroupListing[]; more: boolean }>({ runs: [], more: false });
   useEffect(() => {
-    getJson<{ runs: GroupListing[] }>('/runs').then(
-      (r) => setRuns(r.runs),
+    getJson<Page>('/runs').then(
+      (r) => {
+        setRuns(r.runs);
+        setOlder({ runs: [], more: r.more });
+      },
       (e: Error) => setError(e.message),
     );
     const events = new EventSource('/api/v1/events');
@@ -29,7 +35,16 @@ export const RunsPage = () => {
     return () => events.close();
   }, []);
   if (!runs) return <Loading error={error} />;
-  const shown = runs.filter(
+  const loadOlder = () => {
+    const last = older.runs.at(-1) ?? runs.at(-1);
+    if (last)
+      getJson<Page>(`/runs?before=${last.createdAt}&before_id=${encodeURIComponent(last.groupId)}`).then(
+        (r) => setOlder({ runs: [...older.runs, ...r.runs], more: r.more }),
+        (e: Error) => setError(e.message),
+      );
+  };
+  const listed = [...runs, ...older.runs.filter((o) => !runs.some((r) => r.groupId === o.groupId))];
+  const shown = listed.filter(
     (r) =>
       (!text || `${r.groupId} ${r.kind} ${r.targets.join(' ')}`.includes(text)) && (!status || statuses[status](r)),
   );
@@ -109,7 +124,12 @@ export const RunsPage = () => {
           ))}
         </tbody>
       </table>
-      {shown.length === 0 && <p class="muted">No runs yet. Start one above or with `proctor eval run`.</p>}
+      {listed.length === 0 && <p class="muted">No runs yet. Start one above or with `proctor eval run`.</p>}
+      {older.more && (
+        <button type="button" class="secondary" onClick={loadOlder}>
+          Older runs…
+        </button>
+      )}
     </section>
   );
 };

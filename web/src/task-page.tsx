@@ -15,7 +15,7 @@ interface TaskDetail {
     error: { kind: string; message: string } | null;
   };
   instance: { spec: { steps?: { id: string; type: string }[] }; startStep: string | null } | null;
-  journal: { seq: number; stepId: string; attempt: number; entry: Clipped; createdAt: number }[];
+  journal: { seq: number; stepId: string; attempt: number; ops: Clipped; output: Clipped; createdAt: number }[];
 }
 
 /** One task run: its steps, which of them the journal has recorded, and its state, refreshed while it runs. */
@@ -90,7 +90,10 @@ export const TaskPage = ({ runId }: { runId: string }) => {
               attempt {j.attempt} · {when(j.createdAt)}
             </span>
           </summary>
-          <TextBlock value={j.entry} />
+          <h3>Context changes</h3>
+          <TextBlock value={j.ops} />
+          <h3>Output</h3>
+          <TextBlock value={j.output} />
         </details>
       ))}
       {d.journal.length === 0 && <p class="muted">no journal entries</p>}
