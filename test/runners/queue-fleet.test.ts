@@ -5,7 +5,7 @@ import { type CliProcess, runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { tempProject } from '../support/project.js';
-import { queueProject, redisProblem, startWorker } from '../support/queue-fleet.js';
+import { queueProject, redisProblem, redisUrl, startWorker } from '../support/queue-fleet.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
 const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
@@ -375,6 +375,117 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     slow.child.kill('SIGKILL');
   });
 
+  /** Every value Redis holds under the keys matching `pattern`, by key, as text. */
+  const redisContent = async (pattern: string): Promise<Map<string, string>> => {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(redisUrl);
+    try {
+      const content = new Map<string, string>();
+      for (const key of await redis.keys(pattern)) {
+        const type = await redis.type(key);
+        const value =
+          type === 'hash'
+            ? await redis.hgetall(key)
+            : type === 'string'
+              ? await redis.get(key)
+              : type === 'list'
+                ? await redis.lrange(key, 0, -1)
+                : type === 'zset'
+                  ? await redis.zrange(key, 0, -1)
+                  : type === 'set'
+                    ? await redis.smembers(key)
+                    : type === 'stream'
+                      ? await redis.xrange(key, '-', '+')
+                      : type;
+        content.set(key, JSON.stringify(value));
+      }
+      return content;
+    } finally {
+      redis.disconnect();
+    }
+  };
+
+  it('puts ids only in Redis, and a worker calls the target with the key from its own environment', async () => {
+    server.reset();
+    const tag = `ids${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': `
+targets: [{ label: a, kind: openai, base_url: "${server.url}", model: a, api_key: "\${FLEET_KEY}" }]
+prompts: ["{{ q }}"]
+default_test: { assert: [{ type: contains, value: echo }] }
+tests: [{ id: t0, vars: { q: "${tag}-0" } }, { id: t1, vars: { q: "${tag}-1" } }]
+`,
+      },
+    });
+    const detached = await runCli(['eval', 'run', '--detach', '-o', 'out'], {
+      cwd: project.dir,
+      env: { FLEET_KEY: 'submitter-secret-4821' },
+    });
+    expect(detached.code, detached.stderr).toBe(0);
+    // No worker yet: both cases wait in Redis as jobs.
+    const content = await redisContent(`bull:proctor-${project.pool}:*`);
+    const jobs = [...content].filter(([key]) => /:r-[0-9a-f]{32}-\d+$/.test(key));
+    expect(jobs).toHaveLength(2);
+    for (const [, job] of jobs) {
+      expect(Object.keys(JSON.parse((JSON.parse(job) as { data: string }).data))).toEqual(['v', 'runId']);
+    }
+    const everything = [...content.values()].join('\n');
+    expect(everything).not.toContain(tag);
+    expect(everything).not.toContain('submitter-secret-4821');
+
+    workers.push(await startWorker(project, [], { FLEET_KEY: 'worker-secret-7765' }));
+    const followed = await runCli(['runs', 'follow', detached.stdout.trim(), '-q'], {
+      cwd: project.dir,
+      timeoutMs: 30_000,
+    });
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(requestsFor(tag).map((r) => r.headers.authorization)).toEqual([
+      'Bearer worker-secret-7765',
+      'Bearer worker-secret-7765',
+    ]);
+    const [stored] = await query<{ text: string }>(
+      `select string_agg(i.spec || i.context || r.metadata || q.work, '') as text
+         from runs r join instances i using (instance_id) join queue_runs q using (run_id)`,
+    );
+    expect(stored?.text).toContain(tag);
+    expect(stored?.text).not.toContain('submitter-secret-4821');
+  });
+
+  it('a follower killed with SIGKILL: the workers finish its run, and `results pull` completes its bundle', async () => {
+    server.reset();
+    const tag = `orphan${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': evalFile(
+          [target('a')],
+          Array.from({ length: 6 }, (_, i) => `${tag}-${i} [[latency:300]]`),
+        ),
+      },
+    });
+    await fleet(project, 1, ['--concurrency', '2']);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(tag).length > 0 ? true : undefined));
+    follower.child.kill('SIGKILL');
+    await follower.done;
+    const groupId = (/run (\S+): /.exec(follower.stderr()) as RegExpExecArray)[1] as string;
+    await eventually(async () => {
+      const [done] = await query<{ n: number }>(
+        `select count(*)::int as n from runs where group_id = '${groupId}' and status = 'COMPLETED'`,
+      );
+      return done?.n === 6 ? true : undefined;
+    }, 60_000);
+    const pulled = await runCli(['results', 'pull', groupId], { cwd: project.dir });
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const bundle = rows(project.read('out/index.jsonl'));
+    expect(bundle).toHaveLength(6);
+    expect(bundle.every((r) => r.outcome === 'passed')).toBe(true);
+    expect(JSON.parse(project.read('out/summary.json')).counts).toMatchObject({ total: 6, passed: 6 });
+    for (let i = 0; i < 6; i++) expect(requestsFor(`${tag}-${i} `)).toHaveLength(1);
+  });
+
   it('detaches (prints the run id, exit 0) and `runs follow` re-attaches until the run ends', async () => {
     server.reset();
     const tag = `detach${Date.now()}`;
@@ -468,5 +579,27 @@ tests:
     const resumed = await runCli(['eval', 'run', '--resume', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
     expect(resumed.stderr).toContain('nothing to run');
     expect(rows(project.read('out/index.jsonl'))).toHaveLength(3);
+  });
+});
+
+describe('a queue runner over a SQLite store', () => {
+  it('is refused with exit 2 at its line of proctor.toml, with a fix, by eval run, task run and worker', async () => {
+    const project = tempProject({
+      'proctor.toml': '[runner]\nkind = "queue"\n',
+      'a.eval.yaml': 'targets: [{ label: e, kind: echo }]\nprompts: [hi]\ntests: [{ id: one }]\n',
+      'hello.task.yaml': 'id: hello\nsteps:\n  - { id: say, type: exec, command: echo hello }\n',
+    });
+    try {
+      for (const args of [['eval', 'run'], ['task', 'run', 'hello.task.yaml'], ['worker']]) {
+        const run = await runCli(args, { cwd: project.dir });
+        expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
+        expect(run.stderr).toContain('proctor.toml:2:1');
+        expect(run.stderr).toContain('cannot reach a SQLite store');
+        expect(run.stderr).toContain('fix: set [store] url = "postgres://');
+      }
+      expect(project.exists('.proctor')).toBe(false);
+    } finally {
+      project.remove();
+    }
   });
 });
