@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { processRuns } from '../support/git-repo.js';
 import { tempProject } from '../support/project.js';
 import { queueProject, redisProblem, redisUrl, startWorker } from '../support/queue-fleet.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
@@ -312,6 +313,33 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     expect(statuses).toEqual([{ status: 'CANCELED', n: 8 }]);
     await new Promise((r) => setTimeout(r, 1500));
     expect(requestsFor(tag)).toHaveLength(5);
+  });
+
+  it("cancel kills a CLI agent's whole process group on its worker", async () => {
+    const project = queueProject({
+      storeUrl: db.url,
+      files: {
+        'a.eval.yaml': `targets: [{ label: agent, kind: cli, command: "sleep 60 & echo $! > agent.pid; wait" }]
+prompts: [hi]
+tests: [{ id: one }]
+`,
+      },
+    });
+    await fleet(project, 1);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    // The agent's own child: only a kill of the whole group reaches it.
+    const child = await eventually(async () => {
+      const pid = project.exists('agent.pid') ? Number(project.read('agent.pid').trim()) : 0;
+      return pid > 0 ? pid : undefined;
+    });
+    expect(processRuns(child)).toBe(true);
+    const [running] = await query<{ run_id: string }>(`select run_id from queue_runs where pool = '${project.pool}'`);
+    const cancel = await runCli(['runs', 'cancel', (running as { run_id: string }).run_id], { cwd: project.dir });
+    expect(cancel.code, cancel.stdout + cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain('CANCELED');
+    await eventually(async () => (processRuns(child) ? undefined : true));
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(1);
   });
 
   it('drains on SIGTERM: after --drain-timeout the running case goes back and restarts on another worker at once', async () => {
