@@ -4,7 +4,8 @@
 // Prints wall ÷ ideal (ideal = cases × latency ÷ (workers × 10)) and the CPU per case summed over the follower
 // and every worker (dispatch, claim, commit and the engine's own per-case work). Goals: ≤ 1.3×, ≤ 2 ms.
 // `over_local` is that CPU less what the local runner spends per case on the same eval (SQLite, one process,
-// measured first): the part the queue adds. PostgreSQL's and Redis's own CPU is not counted.
+// measured first): the part the queue adds; `follower`/`workers` split the CPU per case between the command and
+// the worker processes. PostgreSQL's and Redis's own CPU is not counted.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,7 +69,7 @@ ${Array.from({ length: cases }, (_, i) => `  - { id: t${i}, vars: { q: "q${i}" }
 `;
 
 const server = await startFakeServer(latencyMs);
-const rows: string[] = ['workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  exit'];
+const rows: string[] = ['workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  follower  workers  exit'];
 try {
   const local = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-local-'));
   let localMsPerCase: number;
@@ -107,9 +108,10 @@ try {
       const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out']);
       const workerCpu = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - before;
       const ideal = (cases * latencyMs) / 1000 / (n * perWorker);
-      const cpuMsPerCase = ((run.cpuS + workerCpu) * 1000) / cases;
+      const perCase = (cpuS: number): number => (cpuS * 1000) / cases;
+      const cpuMsPerCase = perCase(run.cpuS + workerCpu);
       rows.push(
-        `${String(n).padStart(7)}  ${run.wallS.toFixed(1).padStart(6)}  ${ideal.toFixed(1).padStart(7)}  ${(run.wallS / ideal).toFixed(2).padStart(10)}  ${cpuMsPerCase.toFixed(2).padStart(11)}  ${(cpuMsPerCase - localMsPerCase).toFixed(2).padStart(10)}  ${run.code}`,
+        `${String(n).padStart(7)}  ${run.wallS.toFixed(1).padStart(6)}  ${ideal.toFixed(1).padStart(7)}  ${(run.wallS / ideal).toFixed(2).padStart(10)}  ${cpuMsPerCase.toFixed(2).padStart(11)}  ${(cpuMsPerCase - localMsPerCase).toFixed(2).padStart(10)}  ${perCase(run.cpuS).toFixed(2).padStart(8)}  ${perCase(workerCpu).toFixed(2).padStart(7)}  ${run.code}`,
       );
       process.stderr.write(`${rows.at(-1)}\n`);
     } finally {

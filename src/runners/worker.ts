@@ -64,6 +64,7 @@ export class QueueWorker {
   private queue: Awaited<ReturnType<typeof openQueue>> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private housekeeping = false;
   private lastDispatch = 0;
   private lastReconcile = 0;
   private redisDownSince: number | undefined;
@@ -184,16 +185,34 @@ export class QueueWorker {
       // Taken over (this worker was blocked past its lease) or canceled: the execution stops; its commit is
       // refused or records CANCELED.
       for (const id of ids) if (!held.includes(id) || cancel.includes(id)) this.running.get(id)?.controller.abort();
+    } catch {
+      // The store is briefly out of reach: the next tick tries again.
+    } finally {
+      this.ticking = false;
+    }
+    void this.housekeep(now);
+  }
+
+  /**
+   * Off the lease tick: a dispatch waits for the pool's lock behind every other dispatcher, and on a loaded
+   * machine that would hold back the next renewal (a lapsed lease re-runs the case elsewhere) and the notice
+   * of a cancel.
+   */
+  private async housekeep(now: number): Promise<void> {
+    if (this.housekeeping) return;
+    this.housekeeping = true;
+    try {
       if (this.redis) await publishRateLimits(this.redis, this.config.pool, rateLimitedNow());
       if (now - this.lastDispatch >= dispatchEveryMs) await this.dispatchNow();
       if (this.queue && now - this.lastReconcile >= this.config.stalledIntervalMs) {
         this.lastReconcile = now;
+        const ledger = this.store.queueLedger();
         await sendJobs(this.queue, await ledger.lost(this.config.pool, now, this.config.stalledIntervalMs));
       }
     } catch {
       // The store or Redis is briefly out of reach: the next tick tries again.
     } finally {
-      this.ticking = false;
+      this.housekeeping = false;
     }
   }
 

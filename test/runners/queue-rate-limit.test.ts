@@ -19,10 +19,11 @@ describe.skipIf(unavailable !== undefined)(`rate limits on the queue runner ${un
   });
 
   it("the follower's progress line (eval run, runs follow) says which target a worker holds back after a 429, until when", async () => {
+    // The pause is shown while it lasts, on a plain line every 2 s: 8 s gives a loaded machine several chances.
     const files = {
       'rl.eval.yaml': `
 targets: [{ label: busyapi, kind: openai, base_url: "${server.url}", model: q1, api_key: k }]
-prompts: ["wait [[status:429 retry-after:5 times:1]]"]
+prompts: ["wait [[status:429 retry-after:8 times:1]]"]
 evaluate_options: { retries: 0 }
 `,
     };

@@ -7,6 +7,8 @@
 //   [[status:429 retry-after:1 times:1]]         …with Retry-After (seconds; also retry-after-ms:N)
 //   [[hang]]                                     never answer; the client has to abort
 //   [[hang times:1]]                             …only the first request carrying this exact prompt
+//   [[gate]]                                     held until openGate() (then answered as usual): a test can
+//                                                count what is in flight without racing the answers
 //   [[malformed]]                                200 with a body that is not JSON
 //   [[reply:some text]]                          the assistant's content (default `echo: <prompt>`)
 // POST /embeddings answers with letter-count vectors (see letterCounts).
@@ -56,6 +58,8 @@ export interface FakeModelServer {
   readonly requests: readonly FakeRequest[];
   readonly inFlight: number;
   readonly peakInFlight: number;
+  /** Answers the requests held by [[gate]], and from now on holds none until reset(). */
+  openGate(): void;
   /** The most requests for `model` that were in flight at once. */
   peakInFlightFor(model: string): number;
   /** Requests whose prompt contains `promptSubstring`. */
@@ -79,6 +83,7 @@ export interface Directives {
   retryAfter?: string;
   retryAfterMs?: string;
   hang: boolean;
+  gate: boolean;
   malformed: boolean;
   reply?: string;
 }
@@ -87,7 +92,7 @@ const directivePattern = /\[\[([^\]]*)\]\]/g;
 
 /** The directives of a prompt (shared with the Anthropic-shaped fake). */
 export const parseDirectives = (prompt: string): Directives => {
-  const d: Directives = { latencyMs: 0, times: Number.POSITIVE_INFINITY, hang: false, malformed: false };
+  const d: Directives = { latencyMs: 0, times: Number.POSITIVE_INFINITY, hang: false, gate: false, malformed: false };
   if (!prompt.includes('[[')) return d;
   for (const match of prompt.matchAll(directivePattern)) {
     const body = match[1] ?? '';
@@ -105,6 +110,7 @@ export const parseDirectives = (prompt: string): Directives => {
       else if (name === 'retry-after') d.retryAfter = value;
       else if (name === 'retry-after-ms') d.retryAfterMs = value;
       else if (name === 'hang') d.hang = true;
+      else if (name === 'gate') d.gate = true;
       else if (name === 'malformed') d.malformed = true;
     }
   }
@@ -173,6 +179,8 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
   let inFlight = 0;
   let peakInFlight = 0;
   let modelInFlight = new Map<string, { now: number; peak: number }>();
+  let gateOpen = false;
+  let gated: (() => void)[] = [];
 
   const answer = (res: ServerResponse, body: ChatRequestBody, prompt: string, d: Directives, status: number): void => {
     if (res.destroyed) return;
@@ -285,8 +293,12 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
     const delay = overCap
       ? 0
       : (options.latencyMs ?? 0) + (options.modelLatencyMs?.[body.model ?? ''] ?? 0) + d.latencyMs;
-    if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
-    else answer(res, body, prompt, d, status);
+    const reply = () => {
+      if (delay > 0) setTimeout(() => answer(res, body, prompt, d, status), delay);
+      else answer(res, body, prompt, d, status);
+    };
+    if (d.gate && !gateOpen) gated.push(reply);
+    else reply();
   };
 
   const server: Server = createServer((req, res) => {
@@ -318,6 +330,10 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
       return inFlight;
     },
     peakInFlightFor: (model) => modelInFlight.get(model)?.peak ?? 0,
+    openGate: () => {
+      gateOpen = true;
+      for (const reply of gated.splice(0)) reply();
+    },
     get peakInFlight() {
       return peakInFlight;
     },
@@ -331,6 +347,8 @@ export const startFakeModelServer = async (options: FakeModelServerOptions = {})
       perPrompt = new Map();
       modelInFlight = new Map();
       peakInFlight = inFlight;
+      gateOpen = false;
+      gated = [];
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -26,6 +26,15 @@ export interface RunnerFactory {
 
 const postgres = async () => (await storeBackends()).find((b) => b.name === 'postgres');
 
+const postgresStore = async (): Promise<{ store: Store; remove(): Promise<void> }> => {
+  const backend = await (await postgres())?.create();
+  if (!backend) throw new Error('no PostgreSQL backend');
+  return backend;
+};
+
+const local = async (store: Store, options: RunnerFactoryOptions): Promise<Runner> =>
+  new LocalRunner(store, { ...options, heartbeatMs: 200, cancelPollMs: 50 });
+
 /**
  * A queue runner as one process sees a fleet: a submitter and an in-process worker of `workers` slots on a pool
  * of its own. stop() stops the submitter (canceling its runs) and then the worker.
@@ -63,10 +72,12 @@ const queueFleet = (store: Store, options: RunnerFactoryOptions): Runner => {
  * runner adds one entry here; a runner that needs a service (Redis) says in `unavailable` when it is absent.
  */
 export const runnerFactories: RunnerFactory[] = [
+  { name: 'local (SQLite)', create: local, store: openTempStore },
   {
-    name: 'local',
-    create: async (store, options) => new LocalRunner(store, { ...options, heartbeatMs: 200, cancelPollMs: 50 }),
-    store: openTempStore,
+    name: 'local (PostgreSQL)',
+    unavailable: async () => (await postgres())?.unavailable,
+    create: local,
+    store: postgresStore,
   },
   {
     name: 'queue (PostgreSQL, Redis)',
@@ -76,10 +87,6 @@ export const runnerFactories: RunnerFactory[] = [
       await Promise.all([import('bullmq'), import('ioredis')]);
       return queueFleet(store, options);
     },
-    store: async () => {
-      const backend = await (await postgres())?.create();
-      if (!backend) throw new Error('no PostgreSQL backend');
-      return backend;
-    },
+    store: postgresStore,
   },
 ];
