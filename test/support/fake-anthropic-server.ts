@@ -9,6 +9,7 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  output_tokens_details?: { thinking_tokens: number };
 }
 
 interface MessagesBody {
@@ -18,6 +19,7 @@ interface MessagesBody {
   messages?: { role?: string; content?: unknown }[];
   tools?: { name?: string }[];
   tool_choice?: { type?: string; name?: string };
+  thinking?: { type?: string; budget_tokens?: number };
 }
 
 export interface FakeAnthropicRequest {
