@@ -29,6 +29,7 @@ export const choiceGrader = (scale: ChoiceScale) => {
   const def: GraderDef<typeof config> = {
     config,
     judged: true,
+    gradingTemplates: ['prompt'],
     references: judgeReferences,
     create: (cfg, context) => {
       const template = judgeTemplate(cfg.prompt, scale.template, context);

@@ -81,6 +81,7 @@ const parseScore = (reply: { text: string; toolInput?: unknown }): Parsed<{ scor
 export const gEval: GraderDef<typeof config> = {
   config,
   judged: true,
+  gradingTemplates: ['prompt'],
   references: judgeReferences,
   create: (cfg, context) => {
     const criteria = typeof cfg.value === 'string' ? [cfg.value] : cfg.value;

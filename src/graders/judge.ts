@@ -31,8 +31,11 @@ export const judgeReferences = ({ prompt }: { prompt?: string | undefined }) =>
 export const fillTemplate = (template: string, values: Readonly<Record<string, string>>): string =>
   template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => values[name] ?? whole);
 
-/** The values every judge template may use, from the case being graded. */
+/** The values every judge template may use, from the case being graded: its vars, then the judge's own names. */
 export const caseValues = (input: GradeInput, value: string): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(input.vars).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]),
+  ),
   output: input.output,
   input: input.prompt,
   value,

@@ -61,6 +61,7 @@ const parse = (reply: { text: string; toolInput?: unknown }): Parsed<GradeResult
 export const llmRubric: GraderDef<typeof config> = {
   config,
   judged: true,
+  gradingTemplates: ['prompt'],
   references: judgeReferences,
   create: (cfg, context) => {
     const template = judgeTemplate(cfg.prompt, defaultTemplate, context);

@@ -1,3 +1,4 @@
+import { gradingTemplateKeys } from '../graders/assertion.js';
 import { templateVariables } from '../template.js';
 import type { Path, Source } from './source.js';
 import type { AssertionSpec } from './spec.js';
@@ -66,8 +67,12 @@ export const checkTestTemplates = (
   names: ReadonlySet<string>,
   ownTest: boolean,
 ): void => {
-  for (const [i, a] of test.assert.entries())
-    checkTemplateVars(source, [...at, 'assert', i], a.config, { names, what: 'this assertion', ownTest });
+  for (const [i, a] of test.assert.entries()) {
+    // A judge prompt is filled when grading, with the output and the judge's own names: not the test's to check.
+    const late = gradingTemplateKeys(a.type);
+    const rendered = Object.fromEntries(Object.entries(a.config).filter(([k]) => !late.includes(k)));
+    checkTemplateVars(source, [...at, 'assert', i], rendered, { names, what: 'this assertion', ownTest });
+  }
   for (const side of ['before', 'after'] as const) {
     const steps = test[side];
     if (!Array.isArray(steps)) continue;

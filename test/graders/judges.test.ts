@@ -233,6 +233,51 @@ tests:
     }
   });
 
+  it('takes a judge prompt template from the assertion, inline (test vars too) or a file; a missing file is refused', async () => {
+    const p = tempProject({
+      'proctor.toml': toml(),
+      'rubric.txt': 'FROM-FILE judge this: {{ output }} against <{{ value }}>; reply in JSON',
+      'custom.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["{{ marker }}"]
+tests:
+  - id: inline
+    vars: { marker: CASE-json, tone: warm }
+    assert: [{ type: llm-rubric, value: is polite, prompt: "INLINE rubric={{ rubric }} tone={{ tone }} output={{ output }}" }]
+  - id: file
+    vars: { marker: CASE-fenced }
+    assert: [{ type: llm-rubric, value: is precise, prompt: "file://rubric.txt" }]
+  - id: letters
+    vars: { marker: CASE-fact-e }
+    assert: [{ type: factuality, value: Paris, prompt: "LETTERS {{ expected }} vs {{ output }}: end with ANSWER: <A-E>" }]
+`,
+      'missing.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["hi"]
+tests: [{ assert: [{ type: llm-rubric, value: x, prompt: "file://nowhere.txt" }] }]
+`,
+    });
+    try {
+      judge.reset();
+      const run = await runCli(['eval', 'run', 'custom.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
+      expect(run.code, run.stderr).toBe(1);
+      const sent = judge.requests.map((r) => r.prompt).sort();
+      expect(sent).toEqual([
+        'FROM-FILE judge this: CASE-fenced against <is precise>; reply in JSON',
+        'INLINE rubric=is polite tone=warm output=CASE-json',
+        'LETTERS Paris vs CASE-fact-e: end with ANSWER: <A-E>',
+      ]);
+      const rows = rowsByTest(onlyBundle(p));
+      expect(rows.get('inline')).toMatchObject({ outcome: 'passed', score: 0.9 });
+      expect(rows.get('file')).toMatchObject({ outcome: 'failed', score: 0.2 });
+      expect(rows.get('letters')).toMatchObject({ outcome: 'passed', score: 1 });
+
+      const missing = await runCli(['eval', 'run', 'missing.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('nowhere.txt');
+    } finally {
+      p.remove();
+    }
+  });
+
   it('uses the target under test as its own judge only when told `judge: self`, and refuses an unknown judge', async () => {
     const p = tempProject({
       'self.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${judge.url}", model: self-model, api_key: sk-s }]
