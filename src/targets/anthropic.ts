@@ -16,23 +16,29 @@ const config = z.strictObject({
       z.strictObject({ budget_tokens: z.int().min(1024, 'Anthropic needs at least 1024') }),
     ])
     .optional(),
+  /** `auto`: Anthropic caches the request's longest reusable prefix (billed as cache writes, then cache reads). */
+  cache: z.enum(['auto', 'off']).default('off'),
 });
 type Config = z.output<typeof config>;
 
 const thinkingBudget = (cfg: Config): number =>
   cfg.thinking === undefined || cfg.thinking === 'adaptive' ? 0 : cfg.thinking.budget_tokens;
 
-const providerOptions = (cfg: Config) =>
-  cfg.thinking === undefined
-    ? undefined
-    : {
-        anthropic: {
+const providerOptions = (cfg: Config) => {
+  const anthropic = {
+    ...(cfg.thinking === undefined
+      ? {}
+      : {
           thinking:
             cfg.thinking === 'adaptive'
               ? { type: 'adaptive' }
               : { type: 'enabled', budgetTokens: cfg.thinking.budget_tokens },
-        },
-      };
+        }),
+    // The request-level cache_control: automatic prompt caching, no breakpoints to place.
+    ...(cfg.cache === 'auto' ? { cacheControl: { type: 'ephemeral' } } : {}),
+  };
+  return Object.keys(anthropic).length === 0 ? undefined : { anthropic };
+};
 
 /** Anthropic's Messages API through the AI SDK's Anthropic provider. */
 export const anthropic: TargetDef<typeof config> = {

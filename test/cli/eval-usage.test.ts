@@ -59,6 +59,7 @@ model = "claude-fake"
 api_key = "sk-ant"
 max_tokens = 100
 thinking = { budget_tokens = 2048 }
+cache = "auto"
 
 [targets.agent]
 kind = "http"
@@ -99,9 +100,11 @@ tests: [{ id: t, assert: [{ type: cost, value: 0.01 }] }]
       expect(o).toMatchObject({ input_tokens: 100, output_tokens: 50, cache_read_tokens: 40, reasoning_tokens: 30 });
       expect(o?.cost_usd).toBeCloseTo((60 * 2 + 40 * 0.5 + 50 * 10) / 1e6, 12);
 
-      // Anthropic with extended thinking: the budget is sent, and the reply's thinking tokens are counted.
+      // Anthropic with extended thinking and automatic caching: the budget and cache_control are sent, and the
+      // reply's thinking tokens are counted.
       const sent = claude.requests.at(-1)?.body;
       expect(sent?.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      expect(sent?.cache_control).toEqual({ type: 'ephemeral' });
       expect(sent?.max_tokens).toBe(100 + 2048);
       const a = rows.get('claude')?.usage;
       expect(a).toMatchObject({

@@ -20,6 +20,7 @@ interface MessagesBody {
   tools?: { name?: string }[];
   tool_choice?: { type?: string; name?: string };
   thinking?: { type?: string; budget_tokens?: number };
+  cache_control?: { type?: string };
 }
 
 export interface FakeAnthropicRequest {
