@@ -92,6 +92,33 @@ tests:
       expect(compare.stdout).toMatch(/fixed \(1\)[\s\S]*paris/);
       expect(compare.stdout).toMatch(/regressed \(1\)[\s\S]*rome/);
 
+      // Only the cases the filters select: by test id and by target label.
+      const judgeCalls = judge.requests.length;
+      const some = await runCli(
+        [
+          'results',
+          'regrade',
+          'first',
+          '--assert',
+          'judged.yaml',
+          '--judge',
+          'grader',
+          '--filter-pattern',
+          '^par',
+        ].concat(['--filter-targets', '^model$', '-o', '.proctor/results/some']),
+        { cwd: p.dir },
+      );
+      expect(some.code, some.stderr).toBe(0);
+      expect(readIndex(p.path('.proctor/results/some')).rows.map((r) => r.identity.test)).toEqual(['paris']);
+      expect(judge.requests.length - judgeCalls).toBe(1);
+      expect(some.stdout).toContain('regraded 1 case(s)');
+      const none = await runCli(['results', 'regrade', 'first', '--filter-pattern', 'lyon', '-o', 'none'], {
+        cwd: p.dir,
+      });
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('--filter-pattern "lyon" selects no case');
+      expect(p.exists('none')).toBe(false);
+
       // Without --assert: the eval's own (current) assertions, still without a target call.
       const own = await runCli(['results', 'regrade', 'first', '-o', '.proctor/results/third'], { cwd: p.dir });
       expect(own.code).toBe(1);
