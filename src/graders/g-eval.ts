@@ -12,6 +12,7 @@ import {
   lastVerdictObject,
   type Parsed,
 } from './judge.js';
+import { askSamples, meanScore } from './judge-samples.js';
 
 const config = z.strictObject({
   value: z
@@ -102,12 +103,14 @@ export const gEval: GraderDef<typeof config> = {
           written.catch(() => steps.delete(criterion));
           steps.set(criterion, written);
         }
-        const values = { ...caseValues(input, criterion), steps: await written };
-        const r = await askJudge(judge, label, fillTemplate(template, values), scoreTool, parseScore, signal, calls);
-        scores.push(r.score);
-        reasons.push(r.reason);
+        const prompt = fillTemplate(template, { ...caseValues(input, criterion), steps: await written });
+        const sampled = await askSamples(cfg.samples, () =>
+          askJudge(judge, label, prompt, scoreTool, parseScore, signal, calls),
+        );
+        scores.push(meanScore(sampled.map((r) => r.score)));
+        reasons.push(sampled.map((r) => r.reason).join(' | '));
       }
-      const score = scores.reduce((a, b) => a + b, 0) / scores.length;
+      const score = meanScore(scores);
       return { pass: score >= passScore, score, reason: reasons.join(' | '), judgeCalls: calls };
     };
   },

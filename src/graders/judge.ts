@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
 import type { Target, ToolRequest } from '../targets/target.js';
 import type { GradeInput, GraderContext, JudgeCall } from './grader.js';
+import { samplesKey } from './judge-samples.js';
 import { messageOf } from './text.js';
 
 /** Keys every model-graded assertion has besides its own `value`. */
@@ -12,6 +13,7 @@ export const judgeKeys = {
   judge: z.string().min(1).optional(),
   /** The judge prompt template (or file://PATH): `{{ output }}`, `{{ input }}`, `{{ value }}`, … */
   prompt: z.string().min(1).optional(),
+  samples: samplesKey,
 };
 
 const filePrefix = 'file://';
