@@ -51,20 +51,8 @@ tests:
       const calls = target.requests.length;
       expect(calls).toBe(2);
 
-      const again = await runCli(
-        [
-          'results',
-          'regrade',
-          'first',
-          '--assert',
-          'judged.yaml',
-          '--judge',
-          'grader',
-          '-o',
-          '.proctor/results/second',
-        ],
-        { cwd: p.dir },
-      );
+      const byJudge = ['results', 'regrade', 'first', '--assert', 'judged.yaml', '--judge', 'grader'];
+      const again = await runCli([...byJudge, '-o', '.proctor/results/second'], { cwd: p.dir });
       expect(again.code, again.stderr).toBe(1);
       // Not one request reached the target under test; the judge graded both outputs.
       expect(target.requests.length).toBe(calls);
@@ -95,17 +83,7 @@ tests:
       // Only the cases the filters select: by test id and by target label.
       const judgeCalls = judge.requests.length;
       const some = await runCli(
-        [
-          'results',
-          'regrade',
-          'first',
-          '--assert',
-          'judged.yaml',
-          '--judge',
-          'grader',
-          '--filter-pattern',
-          '^par',
-        ].concat(['--filter-targets', '^model$', '-o', '.proctor/results/some']),
+        [...byJudge, '--filter-pattern', '^par', '--filter-targets', '^model$', '-o', '.proctor/results/some'],
         { cwd: p.dir },
       );
       expect(some.code, some.stderr).toBe(0);
