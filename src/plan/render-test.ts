@@ -21,7 +21,8 @@ const renderJson = (value: Json, vars: Vars): Json => {
   return value;
 };
 
-const renderAssertion = (a: AssertionSpec, vars: Vars): AssertionSpec => {
+/** The assertion with its config's templates rendered with `vars`, but for those its grader fills itself. */
+export const renderAssertion = (a: AssertionSpec, vars: Vars): AssertionSpec => {
   const late = gradingTemplateKeys(a.type);
   const entries = Object.entries(a.config);
   const out = entries.map(([k, v]) => [k, late.includes(k) ? v : renderJson(v, vars)] as const);

@@ -108,6 +108,38 @@ tests:
     }
   }, 60_000);
 
+  it("renders --assert's templates with each case's vars, and refuses a var a case does not have", async () => {
+    const p = tempProject({
+      'geo.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${target.url}", model: m, api_key: sk-t }]
+prompts: ["{{ q }}"]
+tests:
+  - { id: paris, vars: { q: "[[reply:Paris]]", city: Paris } }
+  - { id: rome, vars: { q: "[[reply:Rome]]", city: Lyon } }
+`,
+      'city.yaml': '- type: contains\n  value: "{{ city }}"\n',
+      'typo.yaml': '- type: equals\n  value: x\n- type: contains\n  value: "{{ cty }}"\n',
+    });
+    try {
+      const first = await runCli(['eval', 'run', 'geo.eval.yaml', '-o', '.proctor/results/first'], { cwd: p.dir });
+      expect(first.code, first.stderr).toBe(0);
+      const again = await runCli(['results', 'regrade', 'first', '--assert', 'city.yaml', '-o', 'again'], {
+        cwd: p.dir,
+      });
+      expect(again.code, again.stderr).toBe(1);
+      const rows = new Map(readIndex(p.path('again')).rows.map((r) => [r.identity.test, r.outcome]));
+      expect(Object.fromEntries(rows)).toEqual({ paris: 'passed', rome: 'failed' });
+      const typo = await runCli(['results', 'regrade', 'first', '--assert', 'typo.yaml', '-o', 'typo'], {
+        cwd: p.dir,
+      });
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain('typo.yaml:4:10');
+      expect(typo.stderr).toContain('did you mean {{ city }}');
+      expect(p.exists('typo')).toBe(false);
+    } finally {
+      p.remove();
+    }
+  });
+
   it('refuses bad input before grading anything: a judged --assert without a judge, an unknown --judge', async () => {
     const p = tempProject({
       'e.eval.yaml': 'targets: [{ kind: echo }]\nprompts: ["hi"]\n',
