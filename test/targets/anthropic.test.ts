@@ -59,6 +59,16 @@ describe('anthropic target', () => {
     expect(cut.truncated).toBe(true);
   });
 
+  it('with extended thinking, which cannot be forced to call a tool, offers the judge tool alone for it to call', async () => {
+    const tool = { name: 'submit_grade', description: 'grade', schema: { type: 'object', properties: {} } };
+    const thinker = makeTarget({ thinking: { budget_tokens: 1024 } });
+    const graded = await thinker.invoke({ prompt: 'grade me', vars: {}, tool }, never());
+    expect(graded.toolInput).toEqual({ choice: 'C', reason: 'same' });
+    const sent = server.requests.at(-1)?.body;
+    expect(sent?.tool_choice).toEqual({ type: 'auto' });
+    expect(sent?.tools?.map((t) => t.name)).toEqual(['submit_grade']);
+  });
+
   it("offers the target's own tools for the model to choose, and a reply that only calls one is that call", async () => {
     const tools = [
       { name: 'get_weather', description: 'weather by city', parameters: { type: 'object', properties: { city: {} } } },
