@@ -143,4 +143,25 @@ tests: [{ id: t, assert: [{ type: cost, value: 0.01 }] }]
       p.remove();
     }
   });
+
+  it('warns once that an http target naming no model, whose replies carry no cost, costs an unknown amount', async () => {
+    const p = tempProject({
+      'free.eval.yaml': `targets:
+  - { label: api, kind: http, url: "${agent.url}/ask", response: { output: "$.text", usage: { input: "$.usage.in" } } }
+  - { label: priced, kind: http, url: "${agent.url}/ask", response: { output: "$.text", usage: { cost: "$.usage.in" } } }
+prompts: ["a", "b"]
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'free.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.match(/warning: no price for target "api"/g)).toHaveLength(1);
+      expect(run.stderr).toContain('model = "NAME"');
+      expect(run.stderr).not.toContain('"priced"');
+      const rows = readIndex(onlyBundle(p)).rows;
+      for (const r of rows) expect(r.usage.cost_usd).toBe(r.identity.target === 'api' ? null : 300);
+    } finally {
+      p.remove();
+    }
+  });
 });
