@@ -19,6 +19,8 @@ const config = z.strictObject({
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
     .describe('The criteria; several are scored one by one and averaged'),
   ...judgeKeys,
+  /** The template (or file://PATH) asking for a criterion's evaluation steps: `{{ criteria }}`. */
+  steps_prompt: z.string().min(1).optional(),
 });
 
 const stepsTemplate = `Write 3 to 5 concise evaluation steps for judging a text against this criterion:
@@ -82,11 +84,12 @@ const parseScore = (reply: { text: string; toolInput?: unknown }): Parsed<{ scor
 export const gEval: GraderDef<typeof config> = {
   config,
   judged: true,
-  gradingTemplates: ['prompt'],
+  gradingTemplates: ['prompt', 'steps_prompt'],
   references: judgeReferences,
   create: (cfg, context) => {
     const criteria = typeof cfg.value === 'string' ? [cfg.value] : cfg.value;
     const template = judgeTemplate(cfg.prompt, scoreTemplate, context);
+    const stepsAsk = judgeTemplate(cfg.steps_prompt, stepsTemplate, context);
     const label = cfg.judge ?? '';
     const steps = new Map<string, Promise<string>>();
     return async (input, signal) => {
@@ -97,7 +100,7 @@ export const gEval: GraderDef<typeof config> = {
       for (const criterion of criteria) {
         let written = steps.get(criterion);
         if (!written) {
-          const prompt = fillTemplate(stepsTemplate, { criteria: criterion });
+          const prompt = fillTemplate(stepsAsk, { criteria: criterion });
           written = askJudge(judge, label, prompt, stepsTool, parseSteps, signal, calls);
           // A failed steps call must not poison later cases: they ask again.
           written.catch(() => steps.delete(criterion));

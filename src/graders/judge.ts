@@ -26,8 +26,13 @@ export const judgeTemplate = (own: string | undefined, fallback: string, context
       ? readFileSync(path.resolve(context.baseDir, own.slice(filePrefix.length)), 'utf8')
       : own;
 
-export const judgeReferences = ({ prompt }: { prompt?: string | undefined }) =>
-  prompt?.startsWith(filePrefix) ? { files: [prompt.slice(filePrefix.length)] } : {};
+/** The `file://` templates a judged assertion names (`prompt`, g-eval's `steps_prompt`): they must exist. */
+export const judgeReferences = (cfg: { prompt?: string | undefined; steps_prompt?: string | undefined }) => {
+  const files = [cfg.prompt, cfg.steps_prompt].flatMap((t) =>
+    t?.startsWith(filePrefix) ? [t.slice(filePrefix.length)] : [],
+  );
+  return files.length > 0 ? { files } : {};
+};
 
 /** `{{ name }}` replaced by `values[name]`; an unknown name is left as written so a typo shows in the prompt. */
 export const fillTemplate = (template: string, values: Readonly<Record<string, string>>): string =>

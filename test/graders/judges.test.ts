@@ -270,6 +270,9 @@ tests:
   - id: letters
     vars: { marker: CASE-fact-e }
     assert: [{ type: factuality, value: Paris, prompt: "LETTERS {{ expected }} vs {{ output }}: end with ANSWER: <A-E>" }]
+  - id: steps
+    vars: { marker: CASE-geval }
+    assert: [{ type: g-eval, value: is terse, steps_prompt: "OWN evaluation steps for judging {{ criteria }}" }]
 `,
       'missing.eval.yaml': `targets: [{ kind: echo }]
 prompts: ["hi"]
@@ -281,15 +284,17 @@ tests: [{ assert: [{ type: llm-rubric, value: x, prompt: "file://nowhere.txt" }]
       const run = await runCli(['eval', 'run', 'custom.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
       expect(run.code, run.stderr).toBe(1);
       const sent = judge.requests.map((r) => r.prompt).sort();
-      expect(sent).toEqual([
+      expect(sent.filter((t) => !t.startsWith('You score a text'))).toEqual([
         'FROM-FILE judge this: CASE-fenced against <is precise>; reply in JSON',
         'INLINE rubric=is polite tone=warm output=CASE-json',
         'LETTERS Paris vs CASE-fact-e: end with ANSWER: <A-E>',
+        'OWN evaluation steps for judging is terse',
       ]);
       const rows = rowsByTest(onlyBundle(p));
       expect(rows.get('inline')).toMatchObject({ outcome: 'passed', score: 0.9 });
       expect(rows.get('file')).toMatchObject({ outcome: 'failed', score: 0.2 });
       expect(rows.get('letters')).toMatchObject({ outcome: 'passed', score: 1 });
+      expect(rows.get('steps')).toMatchObject({ outcome: 'passed', score: 1 });
 
       const missing = await runCli(['eval', 'run', 'missing.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
       expect(missing.code).toBe(2);
