@@ -50,6 +50,31 @@ describe('anthropic target', () => {
     expect(priced.costUsd).toBeCloseTo((10 * 3 + 20 * 0.3 + 5 * 3.75 + 7 * 15) / 1e6, 12);
   });
 
+  it("sends a chat prompt's turns, its system message after the target's own", async () => {
+    const messages = [
+      { role: 'system' as const, content: 'chat system' },
+      { role: 'user' as const, content: 'q1' },
+      { role: 'assistant' as const, content: 'a1' },
+      { role: 'user' as const, content: 'q2' },
+    ];
+    const out = await makeTarget({ system: 'target system' }).invoke({ prompt: 'q2', vars: {}, messages }, never());
+    expect(out.text).toBe('echo: q2');
+    const sent = server.requests.at(-1)?.body;
+    expect(sent?.system).toEqual([
+      { type: 'text', text: 'target system' },
+      { type: 'text', text: 'chat system' },
+    ]);
+    expect(sent?.messages?.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(out.transcript.map((m) => m.content)).toEqual([
+      'target system',
+      'chat system',
+      'q1',
+      'a1',
+      'q2',
+      'echo: q2',
+    ]);
+  });
+
   it('forces a tool call when asked for structured output, and flags a max_tokens stop as truncated', async () => {
     const tool = { name: 'submit_grade', description: 'grade', schema: { type: 'object', properties: {} } };
     const graded = await makeTarget().invoke({ prompt: 'grade me', vars: {}, tool }, never());
