@@ -9,9 +9,19 @@ export const samplesKey = z
   .optional()
   .describe('Ask the judge this many times and combine the verdicts: a majority, the commonest letter, a mean');
 
-/** Runs `ask` `samples` times at once (each a full ask, with its repair); every call is kept by the asks. */
-export const askSamples = <T>(samples: number | undefined, ask: () => Promise<T>): Promise<T[]> =>
-  Promise.all(Array.from({ length: samples ?? 1 }, ask));
+/**
+ * Runs `ask` `samples` times at once (each a full ask, with its repair); every call is kept by the asks. One that
+ * fails fails the grading, but only once all have ended: an ask still running would be spend no record counts.
+ */
+export const askSamples = async <T>(samples: number | undefined, ask: () => Promise<T>): Promise<T[]> => {
+  const settled = await Promise.allSettled(Array.from({ length: samples ?? 1 }, ask));
+  const values: T[] = [];
+  for (const s of settled) {
+    if (s.status === 'rejected') throw s.reason;
+    values.push(s.value);
+  }
+  return values;
+};
 
 /** The mean of sampled scores. */
 export const meanScore = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
