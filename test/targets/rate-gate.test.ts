@@ -6,7 +6,8 @@ import type { Summary } from '../../src/bundle/summary.js';
 import { openai } from '../../src/targets/openai.js';
 import { rateGate } from '../../src/targets/rate-gate.js';
 import { runCli } from '../support/cli.js';
-import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { startFakeHttpServer } from '../support/fake-http-server.js';
+import { type FakeModelServer, sendJson, startFakeModelServer } from '../support/fake-model-server.js';
 import { indexRows, onlyBundle, tempProject } from '../support/project.js';
 
 // The endpoint allows 5 requests at once and answers 429 above that.
@@ -95,6 +96,61 @@ evaluate_options: { retries: 0 }
       expect(run.stderr).toMatch(/rate-limited by slowapi, resuming in \d/);
       expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
     } finally {
+      p.remove();
+    }
+  }, 30_000);
+
+  it("a judge's limit is its own: a 429 to the judge holds back the judge, named, not the target sharing its endpoint", async () => {
+    // One OpenAI-shaped endpoint, model and key for both: the first grading request is refused.
+    let refused = false;
+    const shared = await startFakeHttpServer((req, res) => {
+      const grading = req.body.includes('You grade an output');
+      if (grading && !refused) {
+        refused = true;
+        sendJson(res, 429, { error: { message: 'busy' } }, { 'retry-after': '2' });
+        return;
+      }
+      const call = {
+        id: 'c1',
+        type: 'function',
+        function: { name: 'submit_grade', arguments: '{"reason":"ok","pass":true,"score":1}' },
+      };
+      const message = grading
+        ? { role: 'assistant', content: null, tool_calls: [call] }
+        : { role: 'assistant', content: 'fine' };
+      sendJson(res, 200, {
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'shared',
+        choices: [{ index: 0, message, finish_reason: grading ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
+    });
+    const p = tempProject({
+      'proctor.toml': `[targets.grader]
+kind = "openai"
+base_url = "${shared.url}/v1"
+model = "shared"
+api_key = "same-key"
+
+[defaults]
+judge = "grader"
+`,
+      'own.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${shared.url}/v1", model: shared, api_key: same-key }]
+prompts: ["hello"]
+evaluate_options: { retries: 0 }
+tests: [{ assert: [{ type: llm-rubric, value: answers }] }]
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'own.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/rate-limited by grader, resuming in \d/);
+      expect(run.stderr).not.toContain('rate-limited by model');
+      expect(shared.requests).toHaveLength(3);
+    } finally {
+      await shared.close();
       p.remove();
     }
   }, 30_000);
