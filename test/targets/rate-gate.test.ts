@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexRow } from '../../src/bundle/row.js';
 import type { Summary } from '../../src/bundle/summary.js';
+import { ProctorError } from '../../src/errors.js';
 import { openai } from '../../src/targets/openai.js';
-import { rateGate } from '../../src/targets/rate-gate.js';
+import { defaultRateSettings, RateGate, rateGate } from '../../src/targets/rate-gate.js';
 import { runCli } from '../support/cli.js';
 import { startFakeHttpServer } from '../support/fake-http-server.js';
 import { type FakeModelServer, sendJson, startFakeModelServer } from '../support/fake-model-server.js';
@@ -57,6 +58,26 @@ describe('adaptive rate limit (AIMD)', () => {
     // Few calls were refused: the gate holds the rest back instead of letting them 429.
     expect(rejected()).toBeLessThan(100);
   }, 60_000);
+
+  it('cuts once per episode: a 429 to a call started before the cut, however late it comes, does not cut again', async () => {
+    const gate = new RateGate({ ...defaultRateSettings, start: 4, cooldownMs: 50 }, 'slow');
+    const signal = new AbortController().signal;
+    // Four calls at once, each refused once: the first at once, the others well after the cooldown.
+    const call = (delayMs: number) => {
+      let refused = false;
+      return gate.run(signal, async () => {
+        if (!refused) {
+          refused = true;
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          throw new ProctorError('rate_limited', '429', { retryAfterMs: 10 });
+        }
+        return 'ok';
+      });
+    };
+    expect(await Promise.all([call(0), call(200), call(200), call(200)])).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(gate.history.filter((e) => e.reason === 'rate_limit')).toHaveLength(1);
+    expect(gate.limit).toBeGreaterThanOrEqual(2);
+  });
 
   it('through the CLI: max_concurrency 50 over 500 cases ends with zero errors and no retries spent', async () => {
     server.reset();
