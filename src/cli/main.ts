@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
 import { StoreLostError } from '../store/reconnect.js';
+import type { RegradeOptions } from './commands/results-regrade.js';
 import { parseDuration } from './duration.js';
 import { exitCodes } from './exit-codes.js';
 
@@ -188,12 +189,12 @@ const program = (setCode: (code: number) => void): Command => {
     .option('--judge <label>', 'the judge target of model-graded assertions')
     .option('-o, --output <dir>', 'the new bundle (default .proctor/results/<new run id>)')
     .option('-j, --max-concurrency <n>', 'cases graded at once', positiveInt)
-    .action(
-      async (run: string, opts: { assert?: string; judge?: string; output?: string; maxConcurrency?: number }) => {
-        const { resultsRegrade } = await import('./commands/results-regrade.js');
-        setCode(await resultsRegrade(run, opts));
-      },
-    );
+    .option('--filter-pattern <regex>', 'only cases whose test id matches')
+    .option('--filter-targets <regex>', 'only cases whose target label matches')
+    .action(async (run: string, opts: RegradeOptions) => {
+      const { resultsRegrade } = await import('./commands/results-regrade.js');
+      setCode(await resultsRegrade(run, opts));
+    });
   results
     .command('export')
     .description('export the latest row per case of a bundle for other tools')

@@ -21,6 +21,13 @@ export const parseAssertionType = (type: string): { kind: GraderKind; negate: bo
   return negated !== undefined && isGraderKind(negated) ? { kind: negated, negate: true } : undefined;
 };
 
+/** The config keys of a kind that its grader renders at grading time (see GraderDef.gradingTemplates). */
+export const gradingTemplateKeys = (kind: string): readonly string[] => {
+  if (!isGraderKind(kind)) return [];
+  const def: GraderDef = graders[kind];
+  return def.gradingTemplates ?? [];
+};
+
 /** The zod schema of a kind's own keys, for validating an eval file without creating graders. */
 export const assertionConfigSchema = (kind: GraderKind): z.ZodType => graders[kind].config;
 

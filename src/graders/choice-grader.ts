@@ -11,6 +11,7 @@ import {
   judgeTemplate,
   readChoice,
 } from './judge.js';
+import { askSamples, commonestChoice } from './judge-samples.js';
 
 /** A judge that picks one letter of a fixed menu, each letter with its score and verdict. */
 export interface ChoiceScale {
@@ -29,6 +30,7 @@ export const choiceGrader = (scale: ChoiceScale) => {
   const def: GraderDef<typeof config> = {
     config,
     judged: true,
+    gradingTemplates: ['prompt'],
     references: judgeReferences,
     create: (cfg, context) => {
       const template = judgeTemplate(cfg.prompt, scale.template, context);
@@ -36,17 +38,17 @@ export const choiceGrader = (scale: ChoiceScale) => {
         const judge = judgeOf(context, cfg.judge, scale.kind);
         const calls: JudgeCall[] = [];
         const prompt = fillTemplate(template, caseValues(input, cfg.value));
-        const { choice, reason } = await askJudge(
-          judge,
-          cfg.judge ?? '',
-          prompt,
-          tool,
-          (reply) => readChoice(reply, letters),
-          signal,
-          calls,
+        const answers = await askSamples(cfg.samples, () =>
+          askJudge(judge, cfg.judge ?? '', prompt, tool, (reply) => readChoice(reply, letters), signal, calls),
+        );
+        const { choice, votes } = commonestChoice(
+          answers.map((a) => a.choice),
+          (c) => scale.choices[c]?.score ?? 0,
         );
         const grade = scale.choices[choice] as { score: number; pass: boolean };
-        return { ...grade, reason: `${choice}: ${reason}`, judgeCalls: calls };
+        const reason = answers.find((a) => a.choice === choice)?.reason ?? '';
+        const shown = answers.length === 1 ? choice : `${choice} (of ${votes})`;
+        return { ...grade, reason: `${shown}: ${reason}`, judgeCalls: calls };
       };
     },
   };

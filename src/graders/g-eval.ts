@@ -12,12 +12,15 @@ import {
   lastVerdictObject,
   type Parsed,
 } from './judge.js';
+import { askSamples, meanScore } from './judge-samples.js';
 
 const config = z.strictObject({
   value: z
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
     .describe('The criteria; several are scored one by one and averaged'),
   ...judgeKeys,
+  /** The template (or file://PATH) asking for a criterion's evaluation steps: `{{ criteria }}`. */
+  steps_prompt: z.string().min(1).optional(),
 });
 
 const stepsTemplate = `Write 3 to 5 concise evaluation steps for judging a text against this criterion:
@@ -81,10 +84,12 @@ const parseScore = (reply: { text: string; toolInput?: unknown }): Parsed<{ scor
 export const gEval: GraderDef<typeof config> = {
   config,
   judged: true,
+  gradingTemplates: ['prompt', 'steps_prompt'],
   references: judgeReferences,
   create: (cfg, context) => {
     const criteria = typeof cfg.value === 'string' ? [cfg.value] : cfg.value;
     const template = judgeTemplate(cfg.prompt, scoreTemplate, context);
+    const stepsAsk = judgeTemplate(cfg.steps_prompt, stepsTemplate, context);
     const label = cfg.judge ?? '';
     const steps = new Map<string, Promise<string>>();
     return async (input, signal) => {
@@ -95,18 +100,20 @@ export const gEval: GraderDef<typeof config> = {
       for (const criterion of criteria) {
         let written = steps.get(criterion);
         if (!written) {
-          const prompt = fillTemplate(stepsTemplate, { criteria: criterion });
+          const prompt = fillTemplate(stepsAsk, { criteria: criterion });
           written = askJudge(judge, label, prompt, stepsTool, parseSteps, signal, calls);
           // A failed steps call must not poison later cases: they ask again.
           written.catch(() => steps.delete(criterion));
           steps.set(criterion, written);
         }
-        const values = { ...caseValues(input, criterion), steps: await written };
-        const r = await askJudge(judge, label, fillTemplate(template, values), scoreTool, parseScore, signal, calls);
-        scores.push(r.score);
-        reasons.push(r.reason);
+        const prompt = fillTemplate(template, { ...caseValues(input, criterion), steps: await written });
+        const sampled = await askSamples(cfg.samples, () =>
+          askJudge(judge, label, prompt, scoreTool, parseScore, signal, calls),
+        );
+        scores.push(meanScore(sampled.map((r) => r.score)));
+        reasons.push(sampled.map((r) => r.reason).join(' | '));
       }
-      const score = scores.reduce((a, b) => a + b, 0) / scores.length;
+      const score = meanScore(scores);
       return { pass: score >= passScore, score, reason: reasons.join(' | '), judgeCalls: calls };
     };
   },

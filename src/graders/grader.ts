@@ -57,6 +57,11 @@ export interface GraderDef<C extends z.ZodType = z.ZodType> {
   references?(config: z.output<C>): ConfigReferences;
   /** A model-graded kind: the plan resolves its `judge` (or refuses the eval when none is configured). */
   judged?: true;
+  /**
+   * Config keys holding templates the grader fills itself when it grades (a judge prompt reads the case's output):
+   * the plan leaves them as written instead of rendering them with the test's vars.
+   */
+  gradingTemplates?: readonly string[];
 }
 
 /**

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
 import type { Target, ToolRequest } from '../targets/target.js';
 import type { GradeInput, GraderContext, JudgeCall } from './grader.js';
+import { samplesKey } from './judge-samples.js';
 import { messageOf } from './text.js';
 
 /** Keys every model-graded assertion has besides its own `value`. */
@@ -12,6 +13,7 @@ export const judgeKeys = {
   judge: z.string().min(1).optional(),
   /** The judge prompt template (or file://PATH): `{{ output }}`, `{{ input }}`, `{{ value }}`, … */
   prompt: z.string().min(1).optional(),
+  samples: samplesKey,
 };
 
 const filePrefix = 'file://';
@@ -24,15 +26,23 @@ export const judgeTemplate = (own: string | undefined, fallback: string, context
       ? readFileSync(path.resolve(context.baseDir, own.slice(filePrefix.length)), 'utf8')
       : own;
 
-export const judgeReferences = ({ prompt }: { prompt?: string | undefined }) =>
-  prompt?.startsWith(filePrefix) ? { files: [prompt.slice(filePrefix.length)] } : {};
+/** The `file://` templates a judged assertion names (`prompt`, g-eval's `steps_prompt`): they must exist. */
+export const judgeReferences = (cfg: { prompt?: string | undefined; steps_prompt?: string | undefined }) => {
+  const files = [cfg.prompt, cfg.steps_prompt].flatMap((t) =>
+    t?.startsWith(filePrefix) ? [t.slice(filePrefix.length)] : [],
+  );
+  return files.length > 0 ? { files } : {};
+};
 
 /** `{{ name }}` replaced by `values[name]`; an unknown name is left as written so a typo shows in the prompt. */
 export const fillTemplate = (template: string, values: Readonly<Record<string, string>>): string =>
   template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => values[name] ?? whole);
 
-/** The values every judge template may use, from the case being graded. */
+/** The values every judge template may use, from the case being graded: its vars, then the judge's own names. */
 export const caseValues = (input: GradeInput, value: string): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(input.vars).map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]),
+  ),
   output: input.output,
   input: input.prompt,
   value,

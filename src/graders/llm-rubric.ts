@@ -12,6 +12,7 @@ import {
   lastVerdictObject,
   type Parsed,
 } from './judge.js';
+import { askSamples, majorityVerdict } from './judge-samples.js';
 
 const config = z.strictObject({ value: z.string().min(1).describe('The rubric the output must meet'), ...judgeKeys });
 
@@ -61,6 +62,7 @@ const parse = (reply: { text: string; toolInput?: unknown }): Parsed<GradeResult
 export const llmRubric: GraderDef<typeof config> = {
   config,
   judged: true,
+  gradingTemplates: ['prompt'],
   references: judgeReferences,
   create: (cfg, context) => {
     const template = judgeTemplate(cfg.prompt, defaultTemplate, context);
@@ -68,8 +70,10 @@ export const llmRubric: GraderDef<typeof config> = {
       const judge = judgeOf(context, cfg.judge, 'llm-rubric');
       const calls: JudgeCall[] = [];
       const prompt = fillTemplate(template, caseValues(input, cfg.value));
-      const verdict = await askJudge(judge, cfg.judge ?? '', prompt, tool, parse, signal, calls);
-      return { ...verdict, judgeCalls: calls };
+      const verdicts = await askSamples(cfg.samples, () =>
+        askJudge(judge, cfg.judge ?? '', prompt, tool, parse, signal, calls),
+      );
+      return { ...majorityVerdict(verdicts), judgeCalls: calls };
     };
   },
 };

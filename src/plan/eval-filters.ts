@@ -14,7 +14,8 @@ export interface EvalFilters {
   var?: readonly string[];
 }
 
-const regex = (flag: string, source: string): RegExp => {
+/** A `--filter-*` flag's regular expression; an invalid one is bad input naming the flag. */
+export const filterRegex = (flag: string, source: string): RegExp => {
   try {
     return new RegExp(source);
   } catch (error) {
@@ -38,8 +39,8 @@ export const applyEvalFilters = (evals: readonly EvalSpec[], filters: EvalFilter
   if (filterPattern === undefined && filterTargets === undefined && first === undefined && !filters.var?.length) {
     return [...evals];
   }
-  const pattern = filterPattern === undefined ? undefined : regex('--filter-pattern', filterPattern);
-  const targets = filterTargets === undefined ? undefined : regex('--filter-targets', filterTargets);
+  const pattern = filterPattern === undefined ? undefined : filterRegex('--filter-pattern', filterPattern);
+  const targets = filterTargets === undefined ? undefined : filterRegex('--filter-targets', filterTargets);
   const vars = parseAssignments('--var', filters.var ?? []);
   const narrowed = evals.map((spec) => {
     const tests = spec.tests.filter((t) => !pattern || pattern.test(t.description ?? t.id)).slice(0, first);

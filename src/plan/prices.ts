@@ -30,17 +30,28 @@ const modelId = (t: TargetSpec, model: string): string => `${t.kind}:${model}`;
  */
 export const attachPrices = (list: readonly TargetSpec[], config: ProjectConfig, env: Env): string[] => {
   const unpriced = new Set<string>();
+  const modelless = new Set<string>();
   for (const t of new Set(list)) {
     const { model, maxOutputTokens, reportsCost } = billingOf(t, env);
-    if (model === undefined) continue;
+    if (model === undefined) {
+      // A billed kind (http) naming no model, whose replies carry no cost: nothing could price it.
+      if (reportsCost === false) modelless.add(t.label);
+      continue;
+    }
     if (maxOutputTokens !== undefined) t.maxOutputTokens = maxOutputTokens;
     const price = findPrice(config.pricing, t.kind, model);
     if (price) t.price = price;
     else if (!reportsCost) unpriced.add(modelId(t, model));
   }
-  return [...unpriced].map(
-    (m) => `warning: no price for ${m}: its cost is recorded as unknown; add [pricing."${m}"] to proctor.toml`,
-  );
+  return [
+    ...[...unpriced].map(
+      (m) => `warning: no price for ${m}: its cost is recorded as unknown; add [pricing."${m}"] to proctor.toml`,
+    ),
+    ...[...modelless].map(
+      (label) =>
+        `warning: no price for target "${label}" (it names no model and its replies carry no cost): its cost is recorded as unknown; give it model = "NAME" and a [pricing."NAME"] entry, or select response.usage.cost`,
+    ),
+  ];
 };
 
 /** Targets whose calls would have no known cost, by model (none for an http target that names no model). */

@@ -4,6 +4,7 @@ import { latestRows } from '../bundle/latest-rows.js';
 import type { IndexRow } from '../bundle/row.js';
 import type { RegradeItem } from '../engine/regrade.js';
 import { InputError } from '../errors.js';
+import type { JsonObject } from '../records.js';
 import { buildAssertion } from './assertion-spec.js';
 import { assertionConfig, judgeRefs } from './compile-task.js';
 import type { Env } from './env.js';
@@ -13,8 +14,11 @@ import { resolveJudges } from './judges.js';
 import { loadEvalFile } from './load-eval.js';
 import { expandMatrix, type PlannedCase } from './matrix.js';
 import { attachPrices } from './prices.js';
+import { renderAssertion } from './render-test.js';
 import { selectBundle } from './select-bundle.js';
+import type { Source } from './source.js';
 import type { AssertionSpec, ProjectConfig, TargetSpec } from './spec.js';
+import { checkAssertionTemplates } from './template-vars.js';
 import { YamlSource } from './yaml-source.js';
 
 export interface RegradeFlags {
@@ -52,13 +56,22 @@ const storedOutput = (dir: string, row: IndexRow): RegradeItem['output'] | undef
 };
 
 /** `--assert FILE`: a YAML list of assertions, each checked at its own position. */
-const assertFile = (abs: string, file: string, config: ProjectConfig): AssertionSpec[] => {
+const assertFile = (abs: string, file: string, config: ProjectConfig): { source: Source; list: AssertionSpec[] } => {
   if (!existsSync(abs))
     throw new InputError(`no such file: ${file}`, { file }, 'pass a YAML file holding a list of assertions');
   const source = YamlSource.parse(displayPath(abs, config.root), readFileSync(abs, 'utf8'));
   if (!Array.isArray(source.value))
     throw source.fail([], 'expected a list of assertions', 'write `- type: contains` items, as under `assert:`');
-  return source.value.map((a, i) => buildAssertion(source, [i], a, path.dirname(abs)));
+  return { source, list: source.value.map((a, i) => buildAssertion(source, [i], a, path.dirname(abs))) };
+};
+
+/** `--assert`'s assertions for one case: their templates read its vars, as an eval's own do (a missing one is refused). */
+const assertionsFor = (file: { source: Source; list: AssertionSpec[] }, vars: JsonObject, test: string) => {
+  const known = { names: new Set(Object.keys(vars)), what: `this assertion (for test "${test}")`, ownTest: true };
+  return file.list.map((a, i) => {
+    checkAssertionTemplates(file.source, [i], a, known);
+    return renderAssertion(a, vars);
+  });
 };
 
 /**
@@ -74,7 +87,8 @@ export const planRegrade = (
 ): RegradePlan => {
   const bundleDir = selectBundle(selector, config, cwd);
   const assertPath = flags.assert === undefined ? undefined : path.resolve(cwd, flags.assert);
-  const fromFile = assertPath === undefined ? undefined : assertFile(assertPath, flags.assert as string, config);
+  const file = assertPath === undefined ? undefined : assertFile(assertPath, flags.assert as string, config);
+  const fromFile = file?.list;
   if (flags.judge !== undefined && !config.targets[flags.judge])
     throw new InputError(`--judge ${flags.judge}: no such target in proctor.toml`, undefined, 'name a [targets.NAME]');
   const judgeLabel = flags.judge ?? config.defaults.judge;
@@ -117,7 +131,7 @@ export const planRegrade = (
       unavailable.push(row);
       continue;
     }
-    let asserts = fromFile ?? (planned as PlannedCase).assert;
+    let asserts = file ? assertionsFor(file, planned?.vars ?? {}, row.identity.test) : (planned as PlannedCase).assert;
     let judges = fromFile ? fileJudges : (planned as PlannedCase).eval.judges;
     if (!fromFile && flags.judge !== undefined) {
       // The judged assertions re-pointed at --judge; their other keys as the eval has them.

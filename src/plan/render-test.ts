@@ -1,4 +1,5 @@
 import type { StepSpec } from '../engine/task.js';
+import { gradingTemplateKeys } from '../graders/assertion.js';
 import type { Json, JsonObject } from '../records.js';
 import { isTemplate, renderTemplate } from '../template.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
@@ -20,9 +21,12 @@ const renderJson = (value: Json, vars: Vars): Json => {
   return value;
 };
 
-const renderAssertion = (a: AssertionSpec, vars: Vars): AssertionSpec => {
-  const config = renderJson(a.config, vars) as JsonObject;
-  return config === a.config ? a : { ...a, config };
+/** The assertion with its config's templates rendered with `vars`, but for those its grader fills itself. */
+export const renderAssertion = (a: AssertionSpec, vars: Vars): AssertionSpec => {
+  const late = gradingTemplateKeys(a.type);
+  const entries = Object.entries(a.config);
+  const out = entries.map(([k, v]) => [k, late.includes(k) ? v : renderJson(v, vars)] as const);
+  return out.some(([, v], i) => v !== entries[i]?.[1]) ? { ...a, config: Object.fromEntries(out) } : a;
 };
 
 const renderStep = (s: StepSpec, vars: Vars): StepSpec => {

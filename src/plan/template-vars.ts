@@ -1,3 +1,4 @@
+import { gradingTemplateKeys } from '../graders/assertion.js';
 import { templateVariables } from '../template.js';
 import type { Path, Source } from './source.js';
 import type { AssertionSpec } from './spec.js';
@@ -55,6 +56,14 @@ export const checkTemplateVars = (source: Source, at: Path, value: unknown, know
   }
 };
 
+/** The templates of one assertion's config (at `at`) that the plan renders with the test's vars. */
+export const checkAssertionTemplates = (source: Source, at: Path, a: AssertionSpec, known: KnownVars): void => {
+  // A judge prompt is filled when grading, with the output and the judge's own names: not the test's to check.
+  const late = gradingTemplateKeys(a.type);
+  const rendered = Object.fromEntries(Object.entries(a.config).filter(([k]) => !late.includes(k)));
+  checkTemplateVars(source, at, rendered, known);
+};
+
 /**
  * The templates of a test (at `at`) or of default_test: its assertions' configs and its `before`/`after`
  * steps as written. A test's own may read its vars; default_test's serve every test, so any test's.
@@ -67,7 +76,7 @@ export const checkTestTemplates = (
   ownTest: boolean,
 ): void => {
   for (const [i, a] of test.assert.entries())
-    checkTemplateVars(source, [...at, 'assert', i], a.config, { names, what: 'this assertion', ownTest });
+    checkAssertionTemplates(source, [...at, 'assert', i], a, { names, what: 'this assertion', ownTest });
   for (const side of ['before', 'after'] as const) {
     const steps = test[side];
     if (!Array.isArray(steps)) continue;

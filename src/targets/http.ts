@@ -36,8 +36,16 @@ const config = z.strictObject({
       format: z.enum(['json', 'text', 'sse']).default('json'),
       /** Where the reply is; for SSE, where each event's piece is (the pieces are concatenated). */
       output: selector.optional(),
+      /** `input` counts every input token, cache reads and writes included; `output` includes reasoning. */
       usage: z
-        .strictObject({ input: selector.optional(), output: selector.optional(), cost: selector.optional() })
+        .strictObject({
+          input: selector.optional(),
+          output: selector.optional(),
+          cache_read: selector.optional(),
+          cache_write: selector.optional(),
+          reasoning: selector.optional(),
+          cost: selector.optional(),
+        })
         .optional(),
     })
     .default({ format: 'json' }),
@@ -124,6 +132,24 @@ const parseJson = (text: string, url: string): unknown => {
   } catch {
     throw new ProctorError('malformed_output', `response from ${url} is not JSON`);
   }
+};
+
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** The usage the selectors (or a transform) picked; a token kind not picked is left out, not counted as 0. */
+const usageOf = (picked: Picked['usage']): Usage => {
+  const usage: Usage = {
+    inputTokens: count(picked.input) ?? 0,
+    outputTokens: count(picked.output) ?? 0,
+    costUsd: count(picked.cost) ?? null,
+  };
+  const cacheRead = count(picked.cache_read);
+  const cacheWrite = count(picked.cache_write);
+  const reasoning = count(picked.reasoning);
+  if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  return usage;
 };
 
 /**
@@ -225,12 +251,7 @@ export const http: TargetDef<typeof config> = {
             'malformed_output',
             `no text at ${cfg.response.output ?? '$'} in the response from ${url}`,
           );
-        const number = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-        const usage: Usage = {
-          inputTokens: number(picked.usage.input),
-          outputTokens: number(picked.usage.output),
-          costUsd: typeof picked.usage.cost === 'number' ? picked.usage.cost : null,
-        };
+        const usage = usageOf(picked.usage);
         return {
           text: picked.output,
           transcript: singleTurn(input.prompt, picked.output),

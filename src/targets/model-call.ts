@@ -5,6 +5,7 @@ import type {
   LanguageModelV3Message,
   LanguageModelV3Prompt,
   LanguageModelV3Usage,
+  SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import { CanceledError } from '../errors.js';
 import type { Message, Usage } from '../records.js';
@@ -84,6 +85,8 @@ export interface ModelSettings {
   tools?:
     | readonly { name: string; description?: string | undefined; parameters: Record<string, unknown> }[]
     | undefined;
+  /** Provider-specific request options (Anthropic's extended thinking), passed to the provider as they are. */
+  providerOptions?: SharedV3ProviderOptions | undefined;
 }
 
 /** The tools of one call: a forced one (a judge's grade), else the target's own, offered for the model to choose. */
@@ -138,6 +141,7 @@ export const generateTurn = async (
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
       ...(settings.maxTokens === undefined ? {} : { maxOutputTokens: settings.maxTokens }),
       ...toolsOf(input, settings),
+      ...(settings.providerOptions === undefined ? {} : { providerOptions: settings.providerOptions }),
       abortSignal,
     }),
   );

@@ -1,5 +1,5 @@
 // Turns what the AI SDK throws into a ProctorError, by error class and HTTP status, never by message text.
-// Shared by every AI SDK target (openai now, anthropic later), so they retry alike.
+// Shared by every AI SDK target (openai, anthropic), so they retry alike.
 import {
   APICallError,
   EmptyResponseBodyError,
@@ -68,14 +68,11 @@ const fromApiCallError = (error: APICallError, url: string): ProctorError => {
     const code = networkCode(error);
     return new ProctorError('network', `cannot reach ${url}${code ? ` (${code})` : ''}`, { cause: error });
   }
-  if (status === 429) {
-    const wait = retryAfterMs(error.responseHeaders);
-    return new ProctorError('rate_limited', `429 from ${url}`, {
-      cause: error,
-      ...(wait === undefined ? {} : { retryAfterMs: wait }),
-    });
-  }
-  if (status >= 500) return new ProctorError('http_5xx', `${status} from ${url}`, { cause: error });
+  // An overloaded server (Anthropic's 529, a 503) may say when to come back, as a 429 does.
+  const wait = retryAfterMs(error.responseHeaders);
+  const after = wait === undefined ? {} : { retryAfterMs: wait };
+  if (status === 429) return new ProctorError('rate_limited', `429 from ${url}`, { cause: error, ...after });
+  if (status >= 500) return new ProctorError('http_5xx', `${status} from ${url}`, { cause: error, ...after });
   // A 2xx that the SDK could not read: the body was not the JSON the schema expects.
   if (status >= 200 && status < 300) {
     return new ProctorError('malformed_output', `unreadable ${status} response from ${url}`, { cause: error });

@@ -1,4 +1,4 @@
-import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider';
+import type { EmbeddingModelV3, LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { chatMessages } from './chat-prompt.js';
 import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
@@ -55,9 +55,14 @@ export const modelTarget = (
   cfg: ModelTargetConfig,
   context: TargetContext,
   load: (apiKey: string | undefined) => Promise<LanguageModelV3>,
-  /** The same endpoint's embedding model, for a kind that has one. */
-  loadEmbedding?: (apiKey: string | undefined) => Promise<EmbeddingModelV3>,
+  extra: {
+    /** The same endpoint's embedding model, for a kind that has one. */
+    loadEmbedding?: (apiKey: string | undefined) => Promise<EmbeddingModelV3>;
+    /** Provider-specific options sent with every call (Anthropic's extended thinking). */
+    providerOptions?: SharedV3ProviderOptions;
+  } = {},
 ): Target => {
+  const { loadEmbedding, providerOptions } = extra;
   const apiKey = cfg.api_key ?? context.env[cfg.api_key_env];
   const url = cfg.base_url ?? kind;
   const gate = rateGate(
@@ -65,7 +70,13 @@ export const modelTarget = (
     rateSettingsOf(cfg.rate),
   );
   const bounds = { url, timeoutMs: cfg.timeout_s === undefined ? undefined : cfg.timeout_s * 1000, gate };
-  const settings = { system: cfg.system, temperature: cfg.temperature, maxTokens: cfg.max_tokens, tools: cfg.tools };
+  const settings = {
+    system: cfg.system,
+    temperature: cfg.temperature,
+    maxTokens: cfg.max_tokens,
+    tools: cfg.tools,
+    providerOptions,
+  };
   let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;
   const target: Target = {
     invoke: async (input, signal) => {

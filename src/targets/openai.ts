@@ -32,12 +32,8 @@ export const openai: TargetDef<typeof config> = {
       });
     };
     // `model` names the embedding model too when the target is used for embeddings (the `similar` grader).
-    return modelTarget(
-      'openai',
-      cfg,
-      context,
-      async (apiKey) => (await provider(apiKey)).chatModel(cfg.model),
-      async (apiKey) => (await provider(apiKey)).embeddingModel(cfg.model),
-    );
+    return modelTarget('openai', cfg, context, async (apiKey) => (await provider(apiKey)).chatModel(cfg.model), {
+      loadEmbedding: async (apiKey) => (await provider(apiKey)).embeddingModel(cfg.model),
+    });
   },
 };

@@ -10,7 +10,7 @@ export interface RateSettings {
   start: number;
   /** Factor applied to the limit once per 429 episode. */
   decrease: number;
-  /** Shortest pause after a 429 when the server names none (ms). */
+  /** The pause after a 429 when the server names no Retry-After (ms). */
   cooldownMs: number;
   /** Longest a call may wait on rate limits in total before it fails as rate_limited (ms). */
   maxWaitMs: number;
@@ -68,16 +68,18 @@ export interface RateEvent {
 }
 
 /**
- * The in-flight limit of one endpoint and key in this process. A 429 cuts it once per episode (the calls already
- * in flight when it came would 429 too) and pauses new calls until the server's Retry-After; calls that succeed
- * while the limit is nearly used grow it: doubling until the first cut, then by one per round of `limit` calls.
+ * The in-flight limit of one endpoint and key in this process. A 429 cuts it once per episode (a call started
+ * before the cut, however late its answer, 429s for the same overload) and pauses new calls until the server's
+ * Retry-After; calls started since the cut that succeed while the limit is nearly used grow it: doubling until the
+ * first cut, then by one per round of `limit` calls.
  */
 export class RateGate {
   limit: number;
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
   private pausedUntil = 0;
-  private episodeUntil = 0;
+  /** Bumped by each cut: a call started before the last cut belongs to the episode that caused it. */
+  private generation = 0;
   private slowStart = true;
   private successes = 0;
   readonly history: RateEvent[] = [];
@@ -132,8 +134,9 @@ export class RateGate {
     for (let i = this.inFlight; i < to && this.waiting.length; i++) this.waiting.shift()?.();
   }
 
-  private succeeded(saturated: boolean): void {
-    if (!saturated || Date.now() < this.episodeUntil) return;
+  private succeeded(saturated: boolean, generation: number): void {
+    // A call started before the last cut says nothing about the limit since.
+    if (!saturated || generation < this.generation) return;
     this.successes++;
     if (this.successes < Math.max(this.limit, 4)) return;
     this.successes = 0;
@@ -141,13 +144,12 @@ export class RateGate {
     this.change(Math.min(this.settings.max, next), 'grow');
   }
 
-  private rateLimited(retryAfterMs: number | undefined): void {
-    const now = Date.now();
-    const cooldown = Math.max(this.settings.cooldownMs, retryAfterMs ?? 0);
-    this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? this.settings.cooldownMs));
+  private rateLimited(retryAfterMs: number | undefined, generation: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + (retryAfterMs ?? this.settings.cooldownMs));
     this.successes = 0;
-    if (now < this.episodeUntil) return;
-    this.episodeUntil = now + cooldown;
+    // The calls in flight when the limit was cut 429 for the same overload: one cut per episode.
+    if (generation < this.generation) return;
+    this.generation++;
     this.slowStart = false;
     this.change(Math.max(this.settings.min, Math.floor(this.limit * this.settings.decrease)), 'rate_limit');
   }
@@ -161,13 +163,14 @@ export class RateGate {
     for (;;) {
       await this.acquire(signal);
       const saturated = this.inFlight >= this.limit * 0.8;
+      const generation = this.generation;
       try {
         const result = await call();
-        this.succeeded(saturated);
+        this.succeeded(saturated, generation);
         return result;
       } catch (error) {
         if (!(error instanceof ProctorError && error.kind === 'rate_limited')) throw error;
-        this.rateLimited(error.detail.retryAfterMs);
+        this.rateLimited(error.detail.retryAfterMs, generation);
         if (!this.settings.retry429 || Date.now() - started > this.settings.maxWaitMs) throw error;
       } finally {
         this.release();

@@ -51,20 +51,8 @@ tests:
       const calls = target.requests.length;
       expect(calls).toBe(2);
 
-      const again = await runCli(
-        [
-          'results',
-          'regrade',
-          'first',
-          '--assert',
-          'judged.yaml',
-          '--judge',
-          'grader',
-          '-o',
-          '.proctor/results/second',
-        ],
-        { cwd: p.dir },
-      );
+      const byJudge = ['results', 'regrade', 'first', '--assert', 'judged.yaml', '--judge', 'grader'];
+      const again = await runCli([...byJudge, '-o', '.proctor/results/second'], { cwd: p.dir });
       expect(again.code, again.stderr).toBe(1);
       // Not one request reached the target under test; the judge graded both outputs.
       expect(target.requests.length).toBe(calls);
@@ -92,6 +80,23 @@ tests:
       expect(compare.stdout).toMatch(/fixed \(1\)[\s\S]*paris/);
       expect(compare.stdout).toMatch(/regressed \(1\)[\s\S]*rome/);
 
+      // Only the cases the filters select: by test id and by target label.
+      const judgeCalls = judge.requests.length;
+      const some = await runCli(
+        [...byJudge, '--filter-pattern', '^par', '--filter-targets', '^model$', '-o', '.proctor/results/some'],
+        { cwd: p.dir },
+      );
+      expect(some.code, some.stderr).toBe(0);
+      expect(readIndex(p.path('.proctor/results/some')).rows.map((r) => r.identity.test)).toEqual(['paris']);
+      expect(judge.requests.length - judgeCalls).toBe(1);
+      expect(some.stdout).toContain('regraded 1 case(s)');
+      const none = await runCli(['results', 'regrade', 'first', '--filter-pattern', 'lyon', '-o', 'none'], {
+        cwd: p.dir,
+      });
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('--filter-pattern "lyon" selects no case');
+      expect(p.exists('none')).toBe(false);
+
       // Without --assert: the eval's own (current) assertions, still without a target call.
       const own = await runCli(['results', 'regrade', 'first', '-o', '.proctor/results/third'], { cwd: p.dir });
       expect(own.code).toBe(1);
@@ -102,6 +107,38 @@ tests:
       p.remove();
     }
   }, 60_000);
+
+  it("renders --assert's templates with each case's vars, and refuses a var a case does not have", async () => {
+    const p = tempProject({
+      'geo.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${target.url}", model: m, api_key: sk-t }]
+prompts: ["{{ q }}"]
+tests:
+  - { id: paris, vars: { q: "[[reply:Paris]]", city: Paris } }
+  - { id: rome, vars: { q: "[[reply:Rome]]", city: Lyon } }
+`,
+      'city.yaml': '- type: contains\n  value: "{{ city }}"\n',
+      'typo.yaml': '- type: equals\n  value: x\n- type: contains\n  value: "{{ cty }}"\n',
+    });
+    try {
+      const first = await runCli(['eval', 'run', 'geo.eval.yaml', '-o', '.proctor/results/first'], { cwd: p.dir });
+      expect(first.code, first.stderr).toBe(0);
+      const again = await runCli(['results', 'regrade', 'first', '--assert', 'city.yaml', '-o', 'again'], {
+        cwd: p.dir,
+      });
+      expect(again.code, again.stderr).toBe(1);
+      const rows = new Map(readIndex(p.path('again')).rows.map((r) => [r.identity.test, r.outcome]));
+      expect(Object.fromEntries(rows)).toEqual({ paris: 'passed', rome: 'failed' });
+      const typo = await runCli(['results', 'regrade', 'first', '--assert', 'typo.yaml', '-o', 'typo'], {
+        cwd: p.dir,
+      });
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain('typo.yaml:4:10');
+      expect(typo.stderr).toContain('did you mean {{ city }}');
+      expect(p.exists('typo')).toBe(false);
+    } finally {
+      p.remove();
+    }
+  });
 
   it('refuses bad input before grading anything: a judged --assert without a judge, an unknown --judge', async () => {
     const p = tempProject({

@@ -24,8 +24,28 @@ const replies: Record<string, FakeReply> = {
   'CASE-qa-partial': { text: 'Echoing the task: "GRADE: C".\nIt gets half of it.\nGRADE: P' },
 };
 
+// Replies that change from one ask to the next, for `samples`: the n-th ask of a marker gets the n-th reply.
+const cycles: Record<string, FakeReply[]> = {
+  'CASE-vote-rubric': [
+    { text: '{"reason": "yes", "pass": true, "score": 0.9}' },
+    { text: '{"reason": "no", "pass": false, "score": 0.3}' },
+    { text: '{"reason": "yes again", "pass": true, "score": 0.6}' },
+  ],
+  'CASE-vote-letters': [{ text: 'ANSWER: D' }, { text: 'ANSWER: C' }, { text: 'ANSWER: D' }],
+  'CASE-vote-tie': [{ text: 'ANSWER: Y' }, { text: 'ANSWER: N' }],
+  'CASE-vote-geval': [{ text: '{"reason": "fine", "score": 10}' }, { text: '{"reason": "poor", "score": 1}' }],
+};
+const asked = new Map<string, number>();
+
 const respond = (prompt: string): FakeReply | undefined => {
   if (prompt.includes('evaluation steps for judging')) return { text: '{"steps": ["read it", "check it"]}' };
+  const cycle = Object.keys(cycles).find((m) => prompt.includes(m));
+  if (cycle) {
+    const n = asked.get(cycle) ?? 0;
+    asked.set(cycle, n + 1);
+    const replies = cycles[cycle] as FakeReply[];
+    return replies[n % replies.length];
+  }
   const marker = Object.keys(replies).find((m) => prompt.includes(m));
   return marker ? replies[marker] : undefined;
 };
@@ -114,7 +134,8 @@ tests:
       expect(summary.judge_usage.input_tokens).toBeGreaterThan(0);
       expect(summary.judge_usage.cost_usd).toBeNull();
       expect(summary.usage.cost_usd).toBe(0);
-      expect(run.stderr).toContain('no price for openai:judge-model');
+      // One warning for the model, not one per call.
+      expect(run.stderr.match(/no price for openai:judge-model/g)).toHaveLength(1);
 
       // The judge prompt and raw reply are kept in the case's result.
       const json = rows.get('json') as IndexRow;
@@ -228,6 +249,110 @@ tests:
         env: {},
       });
       expect(unknown.code).toBe(2);
+    } finally {
+      p.remove();
+    }
+  });
+
+  it('takes a judge prompt template from the assertion, inline (test vars too) or a file; a missing file is refused', async () => {
+    const p = tempProject({
+      'proctor.toml': toml(),
+      'rubric.txt': 'FROM-FILE judge this: {{ output }} against <{{ value }}>; reply in JSON',
+      'custom.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["{{ marker }}"]
+tests:
+  - id: inline
+    vars: { marker: CASE-json, tone: warm }
+    assert: [{ type: llm-rubric, value: is polite, prompt: "INLINE rubric={{ rubric }} tone={{ tone }} output={{ output }}" }]
+  - id: file
+    vars: { marker: CASE-fenced }
+    assert: [{ type: llm-rubric, value: is precise, prompt: "file://rubric.txt" }]
+  - id: letters
+    vars: { marker: CASE-fact-e }
+    assert: [{ type: factuality, value: Paris, prompt: "LETTERS {{ expected }} vs {{ output }}: end with ANSWER: <A-E>" }]
+  - id: steps
+    vars: { marker: CASE-geval }
+    assert: [{ type: g-eval, value: is terse, steps_prompt: "OWN evaluation steps for judging {{ criteria }}" }]
+`,
+      'missing.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["hi"]
+tests: [{ assert: [{ type: llm-rubric, value: x, prompt: "file://nowhere.txt" }] }]
+`,
+    });
+    try {
+      judge.reset();
+      const run = await runCli(['eval', 'run', 'custom.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
+      expect(run.code, run.stderr).toBe(1);
+      const sent = judge.requests.map((r) => r.prompt).sort();
+      expect(sent.filter((t) => !t.startsWith('You score a text'))).toEqual([
+        'FROM-FILE judge this: CASE-fenced against <is precise>; reply in JSON',
+        'INLINE rubric=is polite tone=warm output=CASE-json',
+        'LETTERS Paris vs CASE-fact-e: end with ANSWER: <A-E>',
+        'OWN evaluation steps for judging is terse',
+      ]);
+      const rows = rowsByTest(onlyBundle(p));
+      expect(rows.get('inline')).toMatchObject({ outcome: 'passed', score: 0.9 });
+      expect(rows.get('file')).toMatchObject({ outcome: 'failed', score: 0.2 });
+      expect(rows.get('letters')).toMatchObject({ outcome: 'passed', score: 1 });
+      expect(rows.get('steps')).toMatchObject({ outcome: 'passed', score: 1 });
+
+      const missing = await runCli(['eval', 'run', 'missing.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('nowhere.txt');
+    } finally {
+      p.remove();
+    }
+  });
+
+  it('asks the judge `samples` times and combines: majority pass and mean score, the commonest letter, mean g-eval', async () => {
+    const p = tempProject({
+      'proctor.toml': toml(),
+      'vote.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["{{ marker }}"]
+tests:
+  - { id: rubric, vars: { marker: CASE-vote-rubric }, assert: [{ type: llm-rubric, value: is right, samples: 3 }] }
+  - { id: letters, vars: { marker: CASE-vote-letters }, assert: [{ type: factuality, value: Paris, samples: 3 }] }
+  - { id: tie, vars: { marker: CASE-vote-tie }, assert: [{ type: model-graded-closedqa, value: ok, samples: 2 }] }
+  - { id: geval, vars: { marker: CASE-vote-geval }, assert: [{ type: g-eval, value: is clear, samples: 2 }] }
+`,
+      'bad.eval.yaml': `targets: [{ kind: echo }]
+prompts: ["x"]
+tests: [{ assert: [{ type: llm-rubric, value: x, samples: 0 }] }]
+`,
+    });
+    try {
+      judge.reset();
+      const run = await runCli(['eval', 'run', 'vote.eval.yaml'], { cwd: p.dir, env: { JUDGE_KEY: 'sk-j' } });
+      expect(run.code, run.stderr).toBe(1);
+      const rows = rowsByTest(onlyBundle(p));
+      // Two of three passed; the score is the mean of 0.9, 0.3 and 0.6.
+      expect(rows.get('rubric')?.outcome).toBe('passed');
+      expect(rows.get('rubric')?.score).toBeCloseTo(0.6, 12);
+      // D, C, D: D (no factual agreement) wins.
+      expect(rows.get('letters')).toMatchObject({ outcome: 'failed', score: 0 });
+      // A tie between Y and N goes to the lower grade: a split judge is no pass.
+      expect(rows.get('tie')).toMatchObject({ outcome: 'failed', score: 0 });
+      // 10 → 1 and 1 → 0: the mean 0.5 is under g-eval's 0.7.
+      expect(rows.get('geval')).toMatchObject({ outcome: 'failed', score: 0.5 });
+      for (const [marker, times] of Object.entries({
+        'CASE-vote-rubric': 3,
+        'CASE-vote-letters': 3,
+        'CASE-vote-tie': 2,
+        'CASE-vote-geval': 2,
+      }))
+        expect(judge.countFor(marker)).toBe(times);
+      // Every ask is kept and counted as judge spend.
+      const rubric = rows.get('rubric') as IndexRow;
+      expect(rubric.usage.judge?.input_tokens).toBe(3 * 200);
+      const result = JSON.parse(readFileSync(join(onlyBundle(p), rubric.artifacts, 'result.json'), 'utf8')) as {
+        steps: { stepId: string; output: { judgeCalls?: Record<string, { reply: string }[]> } }[];
+      };
+      const calls = result.steps.find((s) => s.stepId === 'verify')?.output.judgeCalls?.['llm-rubric'];
+      expect(calls).toHaveLength(3);
+
+      const bad = await runCli(['eval', 'validate', 'bad.eval.yaml'], { cwd: p.dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('bad.eval.yaml:3:');
     } finally {
       p.remove();
     }

@@ -9,6 +9,7 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  output_tokens_details?: { thinking_tokens: number };
 }
 
 interface MessagesBody {
@@ -18,6 +19,8 @@ interface MessagesBody {
   messages?: { role?: string; content?: unknown }[];
   tools?: { name?: string }[];
   tool_choice?: { type?: string; name?: string };
+  thinking?: { type?: string; budget_tokens?: number };
+  cache_control?: { type?: string };
 }
 
 export interface FakeAnthropicRequest {
@@ -59,7 +62,9 @@ export const startFakeAnthropicServer = async (
       const d = parseDirectives(prompt);
       const seen = perPrompt.get(prompt) ?? 0;
       perPrompt.set(prompt, seen + 1);
-      const status = d.status !== undefined && seen < d.times ? d.status : 200;
+      // As the real API: extended thinking cannot be combined with a forced tool call.
+      const forcedWhileThinking = body.thinking?.type === 'enabled' && body.tool_choice?.type === 'tool';
+      const status = forcedWhileThinking ? 400 : d.status !== undefined && seen < d.times ? d.status : 200;
       requests.push({ prompt, status, at: Date.now(), headers: req.headers, body });
       if (status !== 200) {
         const headers: Record<string, string> = {};

@@ -19,7 +19,12 @@ export interface FakeModelServerOptions {
   /** Added to every response (a `latency` directive adds to it). */
   latencyMs?: number;
   /** Fixed usage for every reply; by default about one token per 4 characters. */
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+    completion_tokens_details?: { reasoning_tokens: number };
+  };
   /** Extra latency by requested model, so one server can play a slow and a fast target. */
   modelLatencyMs?: Record<string, number>;
   /** 0 (default) picks a free port. */

@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexRow } from '../../src/bundle/row.js';
 import type { Summary } from '../../src/bundle/summary.js';
+import { ProctorError } from '../../src/errors.js';
 import { openai } from '../../src/targets/openai.js';
-import { rateGate } from '../../src/targets/rate-gate.js';
+import { defaultRateSettings, RateGate, rateGate } from '../../src/targets/rate-gate.js';
 import { runCli } from '../support/cli.js';
-import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
+import { startFakeHttpServer } from '../support/fake-http-server.js';
+import { type FakeModelServer, sendJson, startFakeModelServer } from '../support/fake-model-server.js';
 import { indexRows, onlyBundle, tempProject } from '../support/project.js';
 
 // The endpoint allows 5 requests at once and answers 429 above that.
@@ -57,6 +59,26 @@ describe('adaptive rate limit (AIMD)', () => {
     expect(rejected()).toBeLessThan(100);
   }, 60_000);
 
+  it('cuts once per episode: a 429 to a call started before the cut, however late it comes, does not cut again', async () => {
+    const gate = new RateGate({ ...defaultRateSettings, start: 4, cooldownMs: 50 }, 'slow');
+    const signal = new AbortController().signal;
+    // Four calls at once, each refused once: the first at once, the others well after the cooldown.
+    const call = (delayMs: number) => {
+      let refused = false;
+      return gate.run(signal, async () => {
+        if (!refused) {
+          refused = true;
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          throw new ProctorError('rate_limited', '429', { retryAfterMs: 10 });
+        }
+        return 'ok';
+      });
+    };
+    expect(await Promise.all([call(0), call(200), call(200), call(200)])).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(gate.history.filter((e) => e.reason === 'rate_limit')).toHaveLength(1);
+    expect(gate.limit).toBeGreaterThanOrEqual(2);
+  });
+
   it('through the CLI: max_concurrency 50 over 500 cases ends with zero errors and no retries spent', async () => {
     server.reset();
     const p = tempProject({
@@ -95,6 +117,61 @@ evaluate_options: { retries: 0 }
       expect(run.stderr).toMatch(/rate-limited by slowapi, resuming in \d/);
       expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
     } finally {
+      p.remove();
+    }
+  }, 30_000);
+
+  it("a judge's limit is its own: a 429 to the judge holds back the judge, named, not the target sharing its endpoint", async () => {
+    // One OpenAI-shaped endpoint, model and key for both: the first grading request is refused.
+    let refused = false;
+    const shared = await startFakeHttpServer((req, res) => {
+      const grading = req.body.includes('You grade an output');
+      if (grading && !refused) {
+        refused = true;
+        sendJson(res, 429, { error: { message: 'busy' } }, { 'retry-after': '2' });
+        return;
+      }
+      const call = {
+        id: 'c1',
+        type: 'function',
+        function: { name: 'submit_grade', arguments: '{"reason":"ok","pass":true,"score":1}' },
+      };
+      const message = grading
+        ? { role: 'assistant', content: null, tool_calls: [call] }
+        : { role: 'assistant', content: 'fine' };
+      sendJson(res, 200, {
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'shared',
+        choices: [{ index: 0, message, finish_reason: grading ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
+    });
+    const p = tempProject({
+      'proctor.toml': `[targets.grader]
+kind = "openai"
+base_url = "${shared.url}/v1"
+model = "shared"
+api_key = "same-key"
+
+[defaults]
+judge = "grader"
+`,
+      'own.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${shared.url}/v1", model: shared, api_key: same-key }]
+prompts: ["hello"]
+evaluate_options: { retries: 0 }
+tests: [{ assert: [{ type: llm-rubric, value: answers }] }]
+`,
+    });
+    try {
+      const run = await runCli(['eval', 'run', 'own.eval.yaml'], { cwd: p.dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/rate-limited by grader, resuming in \d/);
+      expect(run.stderr).not.toContain('rate-limited by model');
+      expect(shared.requests).toHaveLength(3);
+    } finally {
+      await shared.close();
       p.remove();
     }
   }, 30_000);
