@@ -1,7 +1,8 @@
 // The plumbing every model target shares: abort and timeout on one signal, the rate gate, error kinds, usage.
 import type {
   EmbeddingModelV3,
-  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
   LanguageModelV3Usage,
@@ -12,6 +13,17 @@ import { classifyModelError } from './model-errors.js';
 import type { RateGate } from './rate-gate.js';
 import type { Embeddings, TargetInput, TargetOutput } from './target.js';
 import { singleTurn } from './transcript.js';
+
+/** What a turn reads of a model's reply. */
+export type TurnReply = Pick<LanguageModelV3GenerateResult, 'content' | 'usage' | 'finishReason'>;
+
+/**
+ * The part of a language model a turn calls: an AI SDK model (anthropic) has it, and so does the openai target's
+ * own chat call (openai-chat.ts), which has nothing else.
+ */
+export interface TurnModel {
+  doGenerate(options: LanguageModelV3CallOptions): PromiseLike<TurnReply>;
+}
 
 export interface CallBounds {
   /** Named in error messages. */
@@ -115,11 +127,11 @@ const parseArguments = (text: string): unknown => {
 };
 
 /**
- * One turn through an AI SDK language model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per
+ * One turn through a model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per
  * call for tool loops and telemetry a single turn never uses.
  */
 export const generateTurn = async (
-  model: LanguageModelV3,
+  model: TurnModel,
   input: TargetInput,
   signal: AbortSignal,
   bounds: CallBounds,
