@@ -179,6 +179,8 @@ export const openaiChatModel = (endpoint: OpenAIChatEndpoint): TurnModel => {
   const target = new URL(url);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
+    // Some gateways refuse a request without one; node:http sends none.
+    'user-agent': 'proctor',
     ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
     ...endpoint.headers,
   };

@@ -64,6 +64,7 @@ describe('openai target', () => {
     const headers = server.requests[0]?.headers;
     expect(headers?.authorization).toBe('Bearer sk-test');
     expect(headers?.['x-team']).toBe('evals');
+    expect(headers?.['user-agent']).toBe('proctor');
   });
 
   it('reads the key from api_key_env when api_key is absent', async () => {
