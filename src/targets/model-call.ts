@@ -43,26 +43,27 @@ export const boundedCall = <T>(
 ): Promise<T> => {
   if (signal.aborted) return Promise.reject(new CanceledError());
   return bounds.gate.run(signal, async () => {
-    // One controller for both the caller's abort and our timeout, so afterwards we know which one fired.
-    const controller = new AbortController();
+    // With a timeout, one controller for both the caller's abort and our timer, so afterwards we know which one
+    // fired. Without one (the default), the caller's signal is the only abort: no controller to make per call.
+    const timeoutMs = bounds.timeoutMs;
+    const controller = timeoutMs === undefined ? undefined : new AbortController();
     let timedOut = false;
-    const onAbort = (): void => controller.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const onAbort = (): void => controller?.abort();
+    if (controller) signal.addEventListener('abort', onAbort, { once: true });
     const timer =
-      bounds.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, bounds.timeoutMs);
+      controller &&
+      setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
     try {
-      return await call(controller.signal);
+      return await call(controller?.signal ?? signal);
     } catch (error) {
       if (signal.aborted) throw new CanceledError();
-      throw classifyModelError(error, { url: bounds.url, timedOut, timeoutMs: bounds.timeoutMs });
+      throw classifyModelError(error, { url: bounds.url, timedOut, timeoutMs });
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (controller) signal.removeEventListener('abort', onAbort);
     }
   });
 };
