@@ -128,8 +128,8 @@ const parseArguments = (text: string): unknown => {
 };
 
 /**
- * One turn through a model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per
- * call for tool loops and telemetry a single turn never uses.
+ * One turn through a model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per call for tool loops
+ * and telemetry a single turn never uses.
  */
 export const generateTurn = async (
   model: TurnModel,

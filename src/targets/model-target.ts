@@ -48,8 +48,9 @@ export interface ModelTargetConfig {
 }
 
 /**
- * A target over a language model (an AI SDK provider's, or openai-chat.ts). The model and the call plumbing are imported on the first
- * call: a command that never calls a model (validate, results, runs) does not pay for loading them.
+ * A target over a language model (an AI SDK provider's, or openai-chat.ts). The model and the call plumbing
+ * are imported on the first call: a command that never calls a model (validate, results, runs) does not pay
+ * for loading them.
  */
 export const modelTarget = (
   kind: string,
