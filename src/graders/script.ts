@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
 import { signalGroup } from '../process-info.js';
@@ -62,6 +61,8 @@ export const script: GraderDef<typeof config> = {
     const shellCommand = value ?? command ?? '';
     const timeoutMs = timeout_s * 1000;
     return async (input, signal): Promise<GradeResult> => {
+      // Loaded on first use: execa costs ~90 ms of CPU that a command starting no process should not pay.
+      const { execa } = await import('execa');
       if (signal.aborted) throw stoppedGrader(signal, 'script');
       const child = execa(shellCommand, {
         shell: true,

@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
 import { zeroUsage } from '../records.js';
@@ -60,6 +59,8 @@ export const cli: TargetDef<typeof config> = {
           // An agent run from its own directory (`cwd:`) still needs to know which workspace to change.
           ...(input.cwd ? { PROCTOR_WORKSPACE: input.cwd } : {}),
         };
+        // Loaded on first use: execa costs ~90 ms of CPU that a command starting no process should not pay.
+        const { execa } = await import('execa');
         let file: string;
         let args: string[];
         if (cfg.prompt_via === 'file') {

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 
 const agents = {
@@ -16,20 +16,35 @@ const headerRecord = (headers: RequestInit['headers']): Record<string, string> =
   return headers as Record<string, string>;
 };
 
+/** A request as one buffer out and one buffer back. */
+export interface HttpRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface HttpReply {
+  status: number;
+  statusText: string;
+  /** Lower-case names, as node:http gives them. */
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
 /**
- * A `fetch` for model endpoints over node:http with keep-alive sockets. Node 20's built-in fetch spends
+ * One request over node:http with keep-alive sockets, the reply buffered whole. Node 20's built-in fetch spends
  * about 0.7 ms of CPU per request in its stream machinery, more than the rest of a case costs; a model call
- * needs none of it: one request body out, one buffered response back.
+ * needs none of it.
  */
-export const httpFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
+export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
   new Promise((resolve, reject) => {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const transport = url.protocol === 'https:' ? https : http;
     const request = transport.request(
       url,
       {
-        method: init.method ?? 'GET',
-        headers: headerRecord(init.headers),
+        method: init.method,
+        headers: init.headers,
         agent: agents[url.protocol as keyof typeof agents],
         ...(init.signal ? { signal: init.signal } : {}),
       },
@@ -37,23 +52,36 @@ export const httpFetch = (input: string | URL | Request, init: RequestInit = {})
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
-        response.on('end', () => {
-          const headers = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) {
-            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-          }
-          const status = response.statusCode ?? 500;
-          resolve(
-            new Response(bodyless.has(status) ? null : Buffer.concat(chunks), {
-              status,
-              statusText: response.statusMessage ?? '',
-              headers,
-            }),
-          );
-        });
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 500,
+            statusText: response.statusMessage ?? '',
+            headers: response.headers,
+            body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+          }),
+        );
       },
     );
     request.on('error', reject);
-    const body = init.body;
-    request.end(typeof body === 'string' || body instanceof Uint8Array ? body : undefined);
+    request.end(init.body);
   });
+
+/** A `fetch` over httpRequest, for the AI SDK's providers: one request body out, one buffered response back. */
+export const httpFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const body = init.body;
+  const reply = await httpRequest(new URL(typeof input === 'string' || input instanceof URL ? input : input.url), {
+    method: init.method ?? 'GET',
+    headers: headerRecord(init.headers),
+    body: typeof body === 'string' || body instanceof Uint8Array ? body : undefined,
+    signal: init.signal ?? undefined,
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Response(bodyless.has(reply.status) ? null : reply.body, {
+    status: reply.status,
+    statusText: reply.statusText,
+    headers,
+  });
+};

@@ -1,7 +1,8 @@
 // The plumbing every model target shares: abort and timeout on one signal, the rate gate, error kinds, usage.
 import type {
   EmbeddingModelV3,
-  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
   LanguageModelV3Usage,
@@ -13,6 +14,17 @@ import { classifyModelError } from './model-errors.js';
 import type { RateGate } from './rate-gate.js';
 import type { Embeddings, TargetInput, TargetOutput } from './target.js';
 import { singleTurn } from './transcript.js';
+
+/** What a turn reads of a model's reply. */
+export type TurnReply = Pick<LanguageModelV3GenerateResult, 'content' | 'usage' | 'finishReason'>;
+
+/**
+ * The part of a language model a turn calls: an AI SDK model (anthropic) has it, and so does the openai target's
+ * own chat call (openai-chat.ts), which has nothing else.
+ */
+export interface TurnModel {
+  doGenerate(options: LanguageModelV3CallOptions): PromiseLike<TurnReply>;
+}
 
 export interface CallBounds {
   /** Named in error messages. */
@@ -32,26 +44,27 @@ export const boundedCall = <T>(
 ): Promise<T> => {
   if (signal.aborted) return Promise.reject(new CanceledError());
   return bounds.gate.run(signal, async () => {
-    // One controller for both the caller's abort and our timeout, so afterwards we know which one fired.
-    const controller = new AbortController();
+    // With a timeout, one controller for both the caller's abort and our timer, so afterwards we know which one
+    // fired. Without one (the default), the caller's signal is the only abort: no controller to make per call.
+    const timeoutMs = bounds.timeoutMs;
+    const controller = timeoutMs === undefined ? undefined : new AbortController();
     let timedOut = false;
-    const onAbort = (): void => controller.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const onAbort = (): void => controller?.abort();
+    if (controller) signal.addEventListener('abort', onAbort, { once: true });
     const timer =
-      bounds.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, bounds.timeoutMs);
+      controller &&
+      setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
     try {
-      return await call(controller.signal);
+      return await call(controller?.signal ?? signal);
     } catch (error) {
       if (signal.aborted) throw new CanceledError();
-      throw classifyModelError(error, { url: bounds.url, timedOut, timeoutMs: bounds.timeoutMs });
+      throw classifyModelError(error, { url: bounds.url, timedOut, timeoutMs });
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      if (controller) signal.removeEventListener('abort', onAbort);
     }
   });
 };
@@ -118,11 +131,11 @@ const parseArguments = (text: string): unknown => {
 };
 
 /**
- * One turn through an AI SDK language model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per
- * call for tool loops and telemetry a single turn never uses.
+ * One turn through a model's `doGenerate`. `generateText` would add about 0.5 ms of CPU per call for tool loops
+ * and telemetry a single turn never uses.
  */
 export const generateTurn = async (
-  model: LanguageModelV3,
+  model: TurnModel,
   input: TargetInput,
   signal: AbortSignal,
   bounds: CallBounds,

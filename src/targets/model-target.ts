@@ -1,6 +1,7 @@
-import type { EmbeddingModelV3, LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type { EmbeddingModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { chatMessages } from './chat-prompt.js';
+import type { TurnModel } from './model-call.js';
 import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
 import type { Target, TargetContext } from './target.js';
 
@@ -47,14 +48,15 @@ export interface ModelTargetConfig {
 }
 
 /**
- * A target over an AI SDK language model. The SDK's provider and the call plumbing are imported on the first
- * call: a command that never calls a model (validate, results, runs) does not pay for loading them.
+ * A target over a language model (an AI SDK provider's, or openai-chat.ts). The model and the call plumbing
+ * are imported on the first call: a command that never calls a model (validate, results, runs) does not pay
+ * for loading them.
  */
 export const modelTarget = (
   kind: string,
   cfg: ModelTargetConfig,
   context: TargetContext,
-  load: (apiKey: string | undefined) => Promise<LanguageModelV3>,
+  load: (apiKey: string | undefined) => Promise<TurnModel>,
   extra: {
     /** The same endpoint's embedding model, for a kind that has one. */
     loadEmbedding?: (apiKey: string | undefined) => Promise<EmbeddingModelV3>;
@@ -77,7 +79,7 @@ export const modelTarget = (
     tools: cfg.tools,
     providerOptions,
   };
-  let loaded: Promise<[LanguageModelV3, typeof import('./model-call.js')]> | undefined;
+  let loaded: Promise<[TurnModel, typeof import('./model-call.js')]> | undefined;
   const target: Target = {
     invoke: async (input, signal) => {
       loaded ??= Promise.all([load(apiKey), import('./model-call.js')]);

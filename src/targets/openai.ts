@@ -11,14 +11,21 @@ const config = z.strictObject({
   max_tokens: z.number().int().positive().optional(),
 });
 
-/** Any OpenAI-compatible chat endpoint, through the AI SDK's provider (`doGenerate` of its language model). */
+/**
+ * Any OpenAI-compatible chat endpoint: its turns through openai-chat.ts, its embeddings (the `similar` grader)
+ * through the AI SDK's provider.
+ */
 export const openai: TargetDef<typeof config> = {
   config,
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
   maxOutputTokens: (cfg) => cfg.max_tokens,
   create: (cfg, context) => {
-    const provider = async (apiKey: string | undefined) => {
+    const chat = async (apiKey: string | undefined) => {
+      const { openaiChatModel } = await import('./openai-chat.js');
+      return openaiChatModel({ baseUrl: cfg.base_url, model: cfg.model, apiKey, headers: cfg.headers });
+    };
+    const embedding = async (apiKey: string | undefined) => {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const { httpFetch } = await import('./http-fetch.js');
       return createOpenAICompatible({
@@ -27,13 +34,10 @@ export const openai: TargetDef<typeof config> = {
         // A local endpoint (vLLM, Ollama) often needs no key, so a missing one is not an error here.
         apiKey,
         ...(cfg.headers ? { headers: cfg.headers } : {}),
-        includeUsage: true,
         fetch: httpFetch,
-      });
+      }).embeddingModel(cfg.model);
     };
     // `model` names the embedding model too when the target is used for embeddings (the `similar` grader).
-    return modelTarget('openai', cfg, context, async (apiKey) => (await provider(apiKey)).chatModel(cfg.model), {
-      loadEmbedding: async (apiKey) => (await provider(apiKey)).embeddingModel(cfg.model),
-    });
+    return modelTarget('openai', cfg, context, chat, { loadEmbedding: embedding });
   },
 };

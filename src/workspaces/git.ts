@@ -1,5 +1,3 @@
-import { execa } from 'execa';
-
 /** A git command that failed: reset and capture read `kind`-free errors as "this slot is unusable". */
 export class GitError extends Error {
   constructor(
@@ -34,6 +32,8 @@ const baseEnv = {
 };
 
 export const git = async (args: readonly string[], o: GitOptions): Promise<string> => {
+  // Loaded on first use: execa costs ~90 ms of CPU that a command starting no process should not pay.
+  const { execa } = await import('execa');
   const full = ['--git-dir', o.gitDir, '--work-tree', o.workTree, '-c', 'core.hooksPath=/dev/null', ...args];
   const r = await execa('git', full, {
     cwd: o.workTree,
@@ -49,6 +49,8 @@ export const git = async (args: readonly string[], o: GitOptions): Promise<strin
 
 /** git outside any repository (`clone`, `init`). */
 export const gitPlain = async (args: readonly string[], cwd: string, signal?: AbortSignal): Promise<string> => {
+  // Loaded on first use: execa costs ~90 ms of CPU that a command starting no process should not pay.
+  const { execa } = await import('execa');
   const r = await execa('git', args, {
     cwd,
     env: baseEnv,

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CanceledError } from '../../src/errors.js';
 import { openai } from '../../src/targets/openai.js';
 import type { Target } from '../../src/targets/target.js';
+import { type FakeHttpServer, startFakeHttpServer } from '../support/fake-http-server.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { proctorError, rejection } from '../support/rejection.js';
 
@@ -63,6 +64,7 @@ describe('openai target', () => {
     const headers = server.requests[0]?.headers;
     expect(headers?.authorization).toBe('Bearer sk-test');
     expect(headers?.['x-team']).toBe('evals');
+    expect(headers?.['user-agent']).toBe('proctor');
   });
 
   it('reads the key from api_key_env when api_key is absent', async () => {
@@ -176,5 +178,118 @@ describe('openai target', () => {
 
   it('rejects unknown config keys', () => {
     expect(() => openai.config.parse({ base_url: server.url, model: 'm', temprature: 1 })).toThrow();
+  });
+});
+
+describe('openai target: replies as endpoints send them', () => {
+  // The next answer: a status and a body, sent as they are.
+  let next: { status: number; body: string; headers?: Record<string, string> } = { status: 200, body: '{}' };
+  let endpoint: FakeHttpServer;
+  beforeAll(async () => {
+    endpoint = await startFakeHttpServer((_req, res) => {
+      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
+      res.end(next.body);
+    });
+  });
+  afterAll(async () => {
+    await endpoint.close();
+  });
+  const reply = (body: unknown, status = 200, headers?: Record<string, string>): void => {
+    next = { status, body: typeof body === 'string' ? body : JSON.stringify(body), ...(headers ? { headers } : {}) };
+  };
+  const chat = (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    id: 'c1',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
+    ...extra,
+  });
+  const call = (extra: Record<string, unknown> = {}, input: Record<string, unknown> = {}) =>
+    makeTarget(`${endpoint.url}/v1`, extra).invoke({ prompt: 'q', vars: {}, ...input }, never());
+
+  it('counts cached and reasoning tokens and keeps a cost the endpoint reports', async () => {
+    reply(
+      chat(
+        { content: 'a' },
+        {
+          usage: {
+            prompt_tokens: 30,
+            completion_tokens: 12,
+            prompt_tokens_details: { cached_tokens: 20 },
+            completion_tokens_details: { reasoning_tokens: 8 },
+            cost: 0.25,
+          },
+        },
+      ),
+    );
+    const out = await call();
+    expect(out.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 12,
+      costUsd: 0.25,
+      cacheReadTokens: 20,
+      reasoningTokens: 8,
+    });
+    expect(endpoint.requests.at(-1)?.url).toBe('/v1/chat/completions');
+  });
+
+  it('reads text parts and a refusal, and says when the answer was cut at max_tokens', async () => {
+    reply(
+      chat({
+        content: [
+          { type: 'text', text: 'part one, ' },
+          { type: 'text', text: 'part two' },
+        ],
+      }),
+    );
+    expect((await call()).text).toBe('part one, part two');
+    reply(chat({ content: null, refusal: 'I cannot help with that' }));
+    expect((await call()).text).toBe('I cannot help with that');
+    reply({ choices: [{ message: { content: 'cut sh' }, finish_reason: 'length' }] });
+    expect(await call()).toMatchObject({ text: 'cut sh', truncated: true });
+  });
+
+  it("offers the target's tools; a reply that only calls them answers with the calls, a forced tool's with its input", async () => {
+    const tools = [{ name: 'get_weather', description: 'weather by city', parameters: { type: 'object' } }];
+    const toolCall = (name: string, args: string) => ({
+      content: null,
+      tool_calls: [{ id: 't1', type: 'function', function: { name, arguments: args } }],
+    });
+    reply(chat(toolCall('get_weather', '{"city":"Paris"}')));
+    const out = await call({ tools });
+    expect(JSON.parse(out.text)).toEqual([{ name: 'get_weather', input: { city: 'Paris' } }]);
+    const sent = JSON.parse(endpoint.requests.at(-1)?.body ?? '{}') as Record<string, unknown>;
+    expect(sent.tools).toEqual([
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'weather by city', parameters: { type: 'object' } },
+      },
+    ]);
+    expect(sent.tool_choice).toBe('auto');
+    reply(chat(toolCall('submit_grade', '{"pass":true}')));
+    const grade = { name: 'submit_grade', description: 'grade', schema: { type: 'object' } };
+    expect((await call({ tools }, { tool: grade })).toolInput).toEqual({ pass: true });
+    expect(JSON.parse(endpoint.requests.at(-1)?.body ?? '{}').tool_choice).toEqual({
+      type: 'function',
+      function: { name: 'submit_grade' },
+    });
+  });
+
+  it('calls a 2xx that is not a chat completion malformed_output', async () => {
+    for (const body of [{}, { choices: [] }, { choices: [{}] }, chat({ content: 5 }), chat({ tool_calls: [{}] })]) {
+      reply(body);
+      const error = await proctorError(call());
+      expect(error.kind, JSON.stringify(body)).toBe('malformed_output');
+    }
+    reply(chat({ content: 'a' }, { usage: { prompt_tokens: 'many' } }));
+    expect((await proctorError(call())).kind).toBe('malformed_output');
+  });
+
+  it("names the endpoint's own message for a 4xx and calls a 503 http_5xx", async () => {
+    reply({ error: { message: 'no such model: fake-model', type: 'invalid_request_error' } }, 404);
+    const missing = await proctorError(call());
+    expect(missing.kind).toBe('internal');
+    expect(missing.message).toContain('no such model: fake-model');
+    reply('overloaded', 503, { 'retry-after': '3' });
+    const busy = await proctorError(call());
+    expect(busy.kind).toBe('http_5xx');
   });
 });
