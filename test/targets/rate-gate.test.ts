@@ -128,7 +128,8 @@ evaluate_options: { retries: 0 }
       const grading = req.body.includes('You grade an output');
       if (grading && !refused) {
         refused = true;
-        sendJson(res, 429, { error: { message: 'busy' } }, { 'retry-after': '2' });
+        // Longer than two of the plain progress lines' 2 s apart, so one falls inside the pause on a loaded machine.
+        sendJson(res, 429, { error: { message: 'busy' } }, { 'retry-after': '5' });
         return;
       }
       const call = {
