@@ -65,6 +65,8 @@ export interface ResultsTable {
   errorKind: string | null;
   /** index.jsonl's row (JSON, snake_case: the bundle's contract). */
   row: string;
+  /** The row's identity.test, computed by the database (addResultTest); never written. */
+  test: Generated<string | null>;
   /** The case's artifact files by name (JSON object of name → text). */
   files: string;
   committedAt: number;
@@ -151,6 +153,45 @@ const addCommitTxid = async (db: Kysely<Database>): Promise<void> => {
     .ifNotExists()
     .on('results')
     .columns(['group_id', 'txid', 'seq'])
+    .execute();
+};
+
+/**
+ * The test name of each result, computed by the database from its bundle row, so the explorer's matrix groups and
+ * orders by an index instead of parsing every row's JSON (a 100k-case run's first 5,000 cells: ~500 ms → ~20 ms).
+ * Generated, so no writer has to set it and stores made before it gain it on open. SQLite can add only a virtual
+ * column (the index holds its values); PostgreSQL stores it, rewriting the table once.
+ */
+const addResultTest = async (db: Kysely<Database>, dialect: Dialect): Promise<void> => {
+  const has = async (): Promise<boolean> =>
+    (
+      await (dialect === 'postgres'
+        ? sql`select 1 from information_schema.columns
+            where table_schema = current_schema() and table_name = 'results' and column_name = 'test'`
+        : sql`select 1 from pragma_table_xinfo('results') where name = 'test'`
+      ).execute(db)
+    ).rows.length > 0;
+  // Looked up first: the alter takes the table's exclusive lock even when the column is there.
+  if (!(await has())) {
+    try {
+      await db.schema
+        .alterTable('results')
+        .addColumn('test', 'text', (c) =>
+          dialect === 'postgres'
+            ? c.generatedAlwaysAs(sql`(row::jsonb #>> '{identity,test}')`).stored()
+            : c.generatedAlwaysAs(sql`json_extract(row, '$.identity.test')`),
+        )
+        .execute();
+    } catch (error) {
+      // Another process opening the same store may have added it first.
+      if (!(await has())) throw error;
+    }
+  }
+  await db.schema
+    .createIndex('results_group_matrix')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'eval_path', 'test', 'target'])
     .execute();
 };
 
@@ -278,6 +319,7 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .on('results')
     .columns(['group_id', 'outcome', 'target', 'eval_path', 'error_kind', 'seq'])
     .execute();
+  await addResultTest(db, dialect);
   // The explorer's runs list counts every group by status and outcome: from this index, not the table.
   await db.schema
     .createIndex('runs_group_counts')
