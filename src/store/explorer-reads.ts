@@ -114,7 +114,21 @@ const casesWhere = (groupId: string, query: CaseQuery) => (eb: ResultsBuilder) =
   return eb.and(parts);
 };
 
-export const toStoredResult = (r: Selectable<ResultsTable>): StoredResult => ({
+/** A result's stored columns: all but the generated `test`, which a reader of whole results does not need. */
+export const storedColumns = [
+  'seq',
+  'runId',
+  'groupId',
+  'caseKey',
+  'attempt',
+  'target',
+  'evalPath',
+  'row',
+  'files',
+  'committedAt',
+] as const;
+
+export const toStoredResult = (r: Pick<Selectable<ResultsTable>, (typeof storedColumns)[number]>): StoredResult => ({
   seq: Number(r.seq),
   runId: r.runId,
   groupId: r.groupId,
@@ -246,18 +260,14 @@ export const queryCases = async (db: Db, groupId: string, query: CaseQuery): Pro
   };
 };
 
-// The test name lives in the row's identity; each dialect spells JSON extraction its own way.
-const testOf = (db: Db): RawBuilder<string> =>
-  isPostgres(db) ? sql<string>`(row::jsonb #>> '{identity,test}')` : sql<string>`json_extract(row, '$.identity.test')`;
-
 /** The (eval, test, target) cells of a group over its latest attempts, at most `limit`. */
 export const caseMatrix = async (db: Db, groupId: string, limit: number): Promise<MatrixCell[]> => {
-  const test = testOf(db);
+  // In the order of the results_group_matrix index: the first `limit` cells are read, not every case.
   const rows = await db
     .selectFrom('results')
     .select((eb) => [
       'evalPath',
-      test.as('test'),
+      'test',
       'target',
       eb.fn.countAll<number | string>().as('total'),
       countWhen(sql`outcome = 'passed'`).as('passed'),
@@ -266,9 +276,9 @@ export const caseMatrix = async (db: Db, groupId: string, limit: number): Promis
       eb.fn.avg<number | string | null>('score').as('meanScore'),
     ])
     .where((eb) => eb.and([eb('groupId', '=', groupId), isLatest(eb)]))
-    .groupBy(['evalPath', test, 'target'])
+    .groupBy(['evalPath', 'test', 'target'])
     .orderBy('evalPath')
-    .orderBy(test)
+    .orderBy('test')
     .orderBy('target')
     .limit(limit)
     .execute();

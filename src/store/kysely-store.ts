@@ -317,7 +317,7 @@ export class KyselyStore implements Store {
     const rows = await this.reconnect.run(() =>
       this.db
         .selectFrom('results')
-        .selectAll()
+        .select(explorer.storedColumns)
         .where('groupId', '=', groupId)
         .where('seq', '>', afterSeq)
         .orderBy('seq')

@@ -65,6 +65,8 @@ export interface ResultsTable {
   errorKind: string | null;
   /** index.jsonl's row (JSON, snake_case: the bundle's contract). */
   row: string;
+  /** The row's identity.test, computed by the database (addResultTest); never written. */
+  test: Generated<string | null>;
   /** The case's artifact files by name (JSON object of name → text). */
   files: string;
   committedAt: number;
@@ -106,21 +108,41 @@ export interface Database {
   journal: JournalTable;
 }
 
+/**
+ * Adds a column unless `has` finds it. Looked up first: an alter takes the table's exclusive lock even when the
+ * column is there, and would queue every writer behind any open transaction.
+ */
+const addColumnOnce = async (has: () => Promise<boolean>, add: () => Promise<unknown>): Promise<void> => {
+  if (await has()) return;
+  try {
+    await add();
+  } catch (error) {
+    // Another process opening the same store may have added it first (the catalog refuses the second add).
+    if (!(await has())) throw error;
+  }
+};
+
+// One catalog row, not the whole introspection: every process opening the store asks. SQLite's xinfo lists
+// generated columns too.
+const resultsHas = (db: Kysely<Database>, dialect: Dialect, column: string) => async (): Promise<boolean> =>
+  (
+    await (dialect === 'postgres'
+      ? sql`select 1 from information_schema.columns
+          where table_schema = current_schema() and table_name = 'results' and column_name = ${column}`
+      : sql`select 1 from pragma_table_xinfo('results') where name = ${column}`
+    ).execute(db)
+  ).rows.length > 0;
+
 /** Columns added after the first release: a store created before them gains them on open. */
 const laterColumns = [{ table: 'runs', column: 'cancel_requested_at', type: 'bigint' }] as const;
 
 const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
-  for (const { table, column, type } of laterColumns) {
-    const has = async (): Promise<boolean> =>
-      (await db.introspection.getTables()).some((t) => t.name === table && t.columns.some((c) => c.name === column));
-    if (await has()) continue;
-    try {
-      await db.schema.alterTable(table).addColumn(column, type).execute();
-    } catch (error) {
-      // Another process opening the same store may have added it first.
-      if (!(await has())) throw error;
-    }
-  }
+  for (const { table, column, type } of laterColumns)
+    await addColumnOnce(
+      async () =>
+        (await db.introspection.getTables()).some((t) => t.name === table && t.columns.some((c) => c.name === column)),
+      () => db.schema.alterTable(table).addColumn(column, type).execute(),
+    );
 };
 
 /**
@@ -128,29 +150,41 @@ const addMissingColumns = async (db: Kysely<Database>): Promise<void> => {
  * follows results by it (result-cursor.ts), since `seq` order is not commit order there.
  */
 const addCommitTxid = async (db: Kysely<Database>): Promise<void> => {
-  // One catalog row, not the whole introspection: every process opening the store asks.
-  const has = async (): Promise<boolean> =>
-    (
-      await sql`select 1 from information_schema.columns
-        where table_schema = current_schema() and table_name = 'results' and column_name = 'txid'`.execute(db)
-    ).rows.length > 0;
-  // Looked up first: the alter takes the table's exclusive lock even when the column is there, and would
-  // queue every writer behind any open transaction.
-  if (!(await has())) {
-    try {
-      await sql`alter table results add column if not exists txid bigint not null default (pg_current_xact_id()::text::bigint)`.execute(
-        db,
-      );
-    } catch (error) {
-      // Another process opening the same store may have added it first (the catalog refuses the second add).
-      if (!(await has())) throw error;
-    }
-  }
+  await addColumnOnce(resultsHas(db, 'postgres', 'txid'), () =>
+    sql`alter table results add column if not exists txid bigint not null default (pg_current_xact_id()::text::bigint)`.execute(
+      db,
+    ),
+  );
   await db.schema
     .createIndex('results_group_txid')
     .ifNotExists()
     .on('results')
     .columns(['group_id', 'txid', 'seq'])
+    .execute();
+};
+
+/**
+ * The test name of each result, computed by the database from its bundle row, so the explorer's matrix groups and
+ * orders by an index instead of parsing every row's JSON (a 100k-case run's first 5,000 cells: ~500 ms → ~20 ms).
+ * Generated, so no writer has to set it and stores made before it gain it on open. SQLite can add only a virtual
+ * column (the index holds its values); PostgreSQL stores it, rewriting the table once.
+ */
+const addResultTest = async (db: Kysely<Database>, dialect: Dialect): Promise<void> => {
+  await addColumnOnce(resultsHas(db, dialect, 'test'), () =>
+    db.schema
+      .alterTable('results')
+      .addColumn('test', 'text', (c) =>
+        dialect === 'postgres'
+          ? c.generatedAlwaysAs(sql`(row::jsonb #>> '{identity,test}')`).stored()
+          : c.generatedAlwaysAs(sql`json_extract(row, '$.identity.test')`),
+      )
+      .execute(),
+  );
+  await db.schema
+    .createIndex('results_group_matrix')
+    .ifNotExists()
+    .on('results')
+    .columns(['group_id', 'eval_path', 'test', 'target'])
     .execute();
 };
 
@@ -278,6 +312,7 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .on('results')
     .columns(['group_id', 'outcome', 'target', 'eval_path', 'error_kind', 'seq'])
     .execute();
+  await addResultTest(db, dialect);
   // The explorer's runs list counts every group by status and outcome: from this index, not the table.
   await db.schema
     .createIndex('runs_group_counts')

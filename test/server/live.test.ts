@@ -6,11 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { launchChromium, screenshotDir, type TestBrowser } from '../support/browser.js';
+import { startCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type ServedExplorer, serveExplorer } from '../support/explorer.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
 const tests = Array.from({ length: 40 }, (_, i) => `  - { id: t${i} }`).join('\n');
+// Its middle step waits for a file the test creates, so the page is seen with a step pending, then done.
+const gateTask = `id: gate
+steps:
+  - { id: first, type: exec, command: 'echo first' }
+  - { id: gate, type: exec, command: 'until [ -f "$PROCTOR_TASK_DIR/open" ]; do sleep 0.1; done; echo through' }
+  - { id: last, type: exec, command: 'echo last' }
+`;
 const evalFile = `targets:\n  - { label: slow, kind: cli, command: "sleep 0.3; echo ok" }\nprompts: [go]\nevaluate_options: { max_concurrency: 2 }\ntests:\n${tests}\n`;
 
 /** A page on another local origin that tries to cancel the run: a form-like post, then a JSON fetch. */
@@ -34,7 +42,7 @@ let store: Store;
 const shots = screenshotDir('explorer-live');
 
 beforeAll(async () => {
-  project = tempProject({ 'proctor.toml': '', 'evals/slow.eval.yaml': evalFile });
+  project = tempProject({ 'proctor.toml': '', 'evals/slow.eval.yaml': evalFile, 'gate.task.yaml': gateTask });
   served = await serveExplorer(project.dir);
   chrome = await launchChromium();
   store = await openSqliteStore(project.path('.proctor/proctor.db'));
@@ -113,5 +121,40 @@ describe('proctor serve: a live eval run', () => {
     await page.locator(`tr[data-run="${group}"]`).waitFor();
     await page.screenshot({ path: path.join(shots.dir, 'runs-live.png') });
     await page.close();
+  });
+
+  it("shows a task run's steps finish one by one while it runs, then its final state, without a reload", async () => {
+    const task = startCli(['task', 'run', 'gate.task.yaml'], { cwd: project.dir });
+    try {
+      const run = await eventually(async () => (await store.listRuns({})).find((r) => r.taskId === 'gate'));
+      const page = await chrome.context.newPage();
+      await page.goto(`${served.url}tasks/${run.runId}`);
+      await page.evaluate(() => Object.assign(globalThis, { __samePage: true }));
+      const state = (step: string) => page.locator(`tr[data-step="${step}"] .badge`);
+      await expect.poll(() => state('first').textContent(), { timeout: 20_000 }).toBe('done');
+      expect(await state('gate').textContent()).toBe('pending');
+      expect(await state('last').textContent()).toBe('pending');
+      expect(await page.locator('.toolbar .badge').textContent()).toBe('RUNNING');
+      await page.screenshot({ path: path.join(shots.dir, 'task-running.png'), fullPage: true });
+
+      project.write('open', '');
+      await expect.poll(() => page.locator('.toolbar .badge').textContent(), { timeout: 20_000 }).toBe('COMPLETED');
+      expect(await Promise.all(['first', 'gate', 'last'].map((s) => state(s).textContent()))).toEqual([
+        'done',
+        'done',
+        'done',
+      ]);
+      expect(await page.locator('main details summary').allTextContents()).toEqual([
+        expect.stringContaining('first'),
+        expect.stringContaining('gate'),
+        expect.stringContaining('last'),
+      ]);
+      expect(await page.evaluate(() => (globalThis as { __samePage?: boolean }).__samePage)).toBe(true);
+      await page.screenshot({ path: path.join(shots.dir, 'task-done.png'), fullPage: true });
+      await page.close();
+      expect((await task.done).code).toBe(0);
+    } finally {
+      task.child.kill('SIGTERM');
+    }
   });
 });

@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { eventually } from '../support/eventually.js';
@@ -10,6 +11,24 @@ const cases: SeedCase[] = [
   { key: 'c', test: 'count', target: 'alpha', outcome: 'error', errorKind: 'timeout', evalPath: 'evals/two.eval.yaml' },
   { key: 'd', test: 'count', target: 'beta', outcome: 'passed' },
 ];
+
+/** Statements run on a backend's database over a connection of their own, as another program would. */
+const execRaw = async (url: string, statements: string[]): Promise<void> => {
+  if (url.startsWith('sqlite:')) {
+    const db = new BetterSqlite3(url.slice('sqlite:'.length));
+    for (const s of statements) db.exec(s);
+    db.close();
+    return;
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const s of statements) await client.query(s);
+  } finally {
+    await client.end();
+  }
+};
 
 for (const backend of await storeBackends()) {
   describe.skipIf(backend.unavailable)(`explorer reads (${backend.name})`, () => {
@@ -92,6 +111,21 @@ for (const backend of await storeBackends()) {
       });
       expect(followed.map((r) => r.caseKey)).toEqual(['a', 'b', 'c', 'd', 'c']);
       expect(followed.every((r) => !('files' in r))).toBe(true);
+    });
+
+    it("gives a store made before the matrix's test column that column on open, from the results it holds", async () => {
+      await execRaw(temp.url, ['drop index results_group_matrix', 'alter table results drop column test']);
+      const reopened = await temp.open();
+      const cells = await reopened.caseMatrix('g1', 100);
+      expect(cells.map((c) => [c.test, c.target, c.total])).toEqual([
+        ['count', 'beta', 1],
+        ['upper', 'alpha', 1],
+        ['upper', 'beta', 1],
+        ['count', 'alpha', 1],
+      ]);
+      // Written results get it too: nothing sets it but the database.
+      await commitCases(reopened, 'g4', [{ key: 'z', test: 'late', target: 'alpha', outcome: 'passed' }], 'g4');
+      expect((await reopened.caseMatrix('g4', 100)).map((c) => c.test)).toEqual(['late']);
     });
 
     it('reads attempts, results by seq, the matrix and the facets', async () => {

@@ -154,20 +154,22 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
       <h2>Output</h2>
       {a.output ? <TextBlock value={a.output} testid="output" /> : <p class="muted">no output recorded</p>}
       <h2>Graders</h2>
-      <table class="grid compact">
-        <tbody>
-          {a.graders.map((g, i) => (
-            <tr key={`${g.id}${i}`}>
-              <td>
-                <Outcome value={g.pass ? 'passed' : 'failed'} />
-              </td>
-              <td class="mono">{g.id}</td>
-              <td class="num">{score(g.score)}</td>
-              <td class="reason">{g.reason}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {a.graders.length > 0 && (
+        <table class="grid compact">
+          <tbody>
+            {a.graders.map((g, i) => (
+              <tr key={`${g.id}${i}`}>
+                <td>
+                  <Outcome value={g.pass ? 'passed' : 'failed'} />
+                </td>
+                <td class="mono">{g.id}</td>
+                <td class="num">{score(g.score)}</td>
+                <td class="reason">{g.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {a.graders.length === 0 && <p class="muted">no grader verdicts recorded</p>}
       <h2>Transcript</h2>
       {a.steps.flatMap((s) =>
@@ -194,20 +196,22 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
         </details>
       ))}
       <h2>Journal</h2>
-      <table class="grid compact">
-        <tbody>
-          {a.journal.map((j) => (
-            <tr key={j.seq}>
-              <td class="num">{j.seq}</td>
-              <td class="mono">{j.stepId}</td>
-              <td class="num">#{j.attempt}</td>
-              <td>
-                <TextBlock value={j.ops} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {a.journal.length > 0 && (
+        <table class="grid compact">
+          <tbody>
+            {a.journal.map((j) => (
+              <tr key={j.seq}>
+                <td class="num">{j.seq}</td>
+                <td class="mono">{j.stepId}</td>
+                <td class="num">#{j.attempt}</td>
+                <td>
+                  <TextBlock value={j.ops} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {a.journal.length === 0 && <p class="muted">no journal (pruned or never written)</p>}
       <h2>Artifacts</h2>
       <Artifacts a={a} />

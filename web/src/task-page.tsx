@@ -71,7 +71,7 @@ export const TaskPage = ({ runId }: { runId: string }) => {
           {(d.instance?.spec.steps ?? []).map((s) => {
             const entry = done.get(s.id);
             return (
-              <tr key={s.id}>
+              <tr key={s.id} data-step={s.id}>
                 <td class="mono">{s.id}</td>
                 <td>{s.type}</td>
                 <td>{entry ? <span class="badge passed">done</span> : <span class="badge none">pending</span>}</td>
