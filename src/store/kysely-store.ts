@@ -460,6 +460,21 @@ export class KyselyStore implements Store {
     }, true);
   }
 
+  async requestGroupCancel(groupId: string, now: number): Promise<number> {
+    let requested = 0;
+    await this.batch.run(async (db) => {
+      const result = await db
+        .updateTable('runs')
+        .set((eb) => ({ cancelRequestedAt: eb.fn.coalesce('cancelRequestedAt', eb.val(now)) }))
+        .where('groupId', '=', groupId)
+        .where('status', 'in', active)
+        .executeTakeFirst();
+      requested = Number(result.numUpdatedRows);
+      return true;
+    }, true);
+    return requested;
+  }
+
   async cancelRequested(owner: RunOwner): Promise<string[]> {
     const rows = await this.reconnect.run(() =>
       this.db

@@ -336,6 +336,22 @@ export class QueueLedger {
     });
   }
 
+  /**
+   * cancelUnheld for a whole group, set-based: its runs are never read out, however many (a million queued cases
+   * cancel in one statement). Returns how many it ended.
+   */
+  async cancelUnheldGroup(groupId: string, now: number): Promise<number> {
+    const ended = await sql`
+      with ended as (
+        update runs set status = 'CANCELED', outcome = 'canceled', finished_at = ${now}
+         where group_id = ${groupId} and status in ${active}
+           and exists (select 1 from queue_runs q where q.run_id = runs.run_id
+                        and (q.lease_until is null or q.lease_until < ${now}))
+         returning run_id)
+      update queue_runs q set state = 'done' from ended e where q.run_id = e.run_id`.execute(this.db);
+    return Number(ended.numAffectedRows ?? 0);
+  }
+
   async stats(runId: string): Promise<ExecutionStats | undefined> {
     const row = await this.db
       .selectFrom('queueRuns')
