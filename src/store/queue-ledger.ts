@@ -131,6 +131,15 @@ export class QueueLedger {
   }
 
   /**
+   * Whether any run of the pool waits for dispatch: one probe of the pool's index, where a dispatch is a
+   * transaction under the pool's lock. An idle fleet's periodic dispatch asks this first.
+   */
+  async hasWaiting(pool: string): Promise<boolean> {
+    const rows = await sql`select 1 from queue_runs where pool = ${pool} and state = 'queued' limit 1`.execute(this.db);
+    return rows.rows.length > 0;
+  }
+
+  /**
    * Takes a run for `worker` until `now + leaseMs`: a new epoch, one more execution. One statement (one round
    * trip): the runs row turns RUNNING in the same statement, which also reads what the worker executes, and a
    * run that is terminal by then is a duplicate.
