@@ -17,6 +17,7 @@ import type { Store } from '../store/store.js';
 import { BudgetDispatch } from './budget-dispatch.js';
 import { follow, type Progress } from './follow.js';
 import { completeBundle, Materialiser } from './materialise.js';
+import { RefillPace } from './refill-pace.js';
 import { stopOnAbort } from './stop-on-abort.js';
 
 export interface RunEvalOptions {
@@ -85,9 +86,12 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     const unfinished = async (): Promise<number> => (sent === 0 ? 0 : store.countActive(plan.groupId));
     const submitted = (async () => {
       if (budget) return budget.submit(o.signal);
+      const pace = new RefillPace();
       while (sent < total && !o.signal?.aborted) {
-        if ((await unfinished()) > window / 2) {
-          await sleep(50);
+        const left = await unfinished();
+        if (left > window / 2) {
+          // A stop must not wait out the pause.
+          await sleep(pace.next(sent - left, left - window / 2, Date.now()), o.signal).catch(() => {});
           continue;
         }
         const batch = plan.requests.take(window / 2);

@@ -37,6 +37,19 @@ const ownerCanHonour = (run: RunRecord, leaseMs: number): boolean => {
 };
 
 /**
+ * Cancels every unfinished run of a group, however many, in a few set-based statements: the request is recorded
+ * for each run's owner (a local runner's process, a queue run's worker) and the runs nobody executes end at once.
+ * Returns how many runs the request reached. It does not wait: the owners end theirs on their next poll.
+ */
+export const cancelGroup = async (runner: Runner, store: Store, groupId: string): Promise<number> => {
+  const now = Date.now();
+  // Requested first: a case claimed in between sees the request at its claim and ends at once.
+  const requested = await store.requestGroupCancel(groupId, now);
+  if (requested > 0) await runner.endCanceledGroup?.(groupId, now);
+  return requested;
+};
+
+/**
  * Cancels a run through its owning runner. Only the owner may stop a run and record its end, so when `runner`
  * does not hold it, the cancel is recorded in the store for the owner to pick up on its next poll, and this
  * waits up to `waitMs` for the run to end. A run that finishes first keeps its real outcome.

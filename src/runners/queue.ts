@@ -149,29 +149,32 @@ export class QueueRunner implements Runner {
   async cancel(runId: string): Promise<boolean> {
     const run = await this.store.getRun(runId);
     if (!run || isTerminal(run.status) || !(await this.store.queueLedger().stats(runId))) return false;
-    await this.cancelRuns([runId]);
+    await this.store.requestCancel(runId, Date.now());
+    await this.endCanceled(
+      (now) => this.store.queueLedger().cancelUnheld([runId], now),
+      async () => {
+        const now = await this.store.getRun(runId);
+        return now !== undefined && !isTerminal(now.status);
+      },
+    );
     return true;
   }
 
-  /** Records the cancel for the workers, ends at once what none holds, and waits a bounded time for the rest. */
-  private async cancelRuns(runIds: readonly string[]): Promise<void> {
-    const now = Date.now();
-    // Together: the store commits writes of one tick in one transaction.
-    await Promise.all(runIds.map((runId) => this.store.requestCancel(runId, now)));
-    await this.store.queueLedger().cancelUnheld(runIds, now);
+  endCanceledGroup(groupId: string, now: number): Promise<number> {
+    return this.store.queueLedger().cancelUnheldGroup(groupId, now);
+  }
+
+  /**
+   * Ends at once what no worker holds (`endUnheld`, after the cancel was recorded for the workers), and waits a
+   * bounded time for the workers to end the rest.
+   */
+  private async endCanceled(endUnheld: (now: number) => Promise<unknown>, unfinished: () => Promise<boolean>) {
+    await endUnheld(Date.now());
     const until = Date.now() + this.cancelWaitMs;
-    let left = [...runIds];
-    while (left.length > 0 && Date.now() < until) {
-      const runs = await Promise.all(left.map((id) => this.store.getRun(id)));
-      left = left.filter((_, i) => {
-        const run = runs[i];
-        return run !== undefined && !isTerminal(run.status);
-      });
-      if (left.length > 0) {
-        await sleep(100);
-        // A worker that died holding a run frees it when its lease lapses.
-        await this.store.queueLedger().cancelUnheld(left, Date.now());
-      }
+    while (Date.now() < until && (await unfinished())) {
+      await sleep(100);
+      // A worker that died holding a run frees it when its lease lapses.
+      await endUnheld(Date.now());
     }
   }
 
@@ -186,9 +189,13 @@ export class QueueRunner implements Runner {
   /** Cancels what this runner submitted and has not ended (a follower stopped by a signal), then disconnects. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      // Set-based whatever the group's size: its runs are counted, never read out.
       for (const groupId of this.groups) {
-        const left = await this.store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 100_000 });
-        if (left.length > 0) await this.cancelRuns(left.map((r) => r.runId));
+        if ((await this.store.requestGroupCancel(groupId, Date.now())) === 0) continue;
+        await this.endCanceled(
+          (now) => this.endCanceledGroup(groupId, now),
+          async () => (await this.store.countActive(groupId)) > 0,
+        );
       }
       await this.dispatching;
       if (this.connection) {

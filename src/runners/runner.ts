@@ -34,6 +34,11 @@ export interface Runner {
   status(runId: string): Promise<RunRecord | undefined>;
   /** False when this runner is not executing the run: the record is left to its owner. */
   cancel(runId: string): Promise<boolean>;
+  /**
+   * Ends at once the runs of a group whose cancel was requested and that no process executes (a queue's waiting
+   * cases), set-based; the rest are their owners' to stop. Only a runner whose runs wait outside any process has it.
+   */
+  endCanceledGroup?(groupId: string, now: number): Promise<number>;
   /** Reconciles orphaned runs, then keeps reconciling on a tick. */
   start(): Promise<void>;
   /** Cancels this runner's runs and waits a bounded time for their teardown; safe to call twice. */

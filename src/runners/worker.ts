@@ -203,7 +203,11 @@ export class QueueWorker {
     this.housekeeping = true;
     try {
       if (this.redis) await publishRateLimits(this.redis, this.config.pool, rateLimitedNow());
-      if (now - this.lastDispatch >= dispatchEveryMs) await this.dispatchNow();
+      if (now - this.lastDispatch >= dispatchEveryMs) {
+        // Nothing waiting, nothing to dispatch: the check costs one index probe, the dispatch a locked transaction.
+        if (await this.store.queueLedger().hasWaiting(this.config.pool)) await this.dispatchNow();
+        else this.lastDispatch = now;
+      }
       if (this.queue && now - this.lastReconcile >= this.config.stalledIntervalMs) {
         this.lastReconcile = now;
         const ledger = this.store.queueLedger();

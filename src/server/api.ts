@@ -3,11 +3,10 @@ import { remember } from '../bounded-map.js';
 import { artifactFiles, caseFolder, readArtifactHead } from '../bundle/artifact-files.js';
 import type { Env } from '../plan/env.js';
 import type { ProjectConfig } from '../plan/spec.js';
-import { cancelRun } from '../runners/cancel-run.js';
+import { cancelGroup } from '../runners/cancel-run.js';
 import { openRunner } from '../runners/open.js';
-import { configuredLeaseMs } from '../runners/registry.js';
 import { isResultCursor } from '../store/result-cursor.js';
-import { isTerminal, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { artifactResponse } from './artifact-response.js';
 import type { BundleIndex } from './bundle-index.js';
 import { attemptView, journalHeadChars, prettyHead, resultHeadChars } from './case-view.js';
@@ -229,18 +228,9 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
 
   app.post('/runs/:group/cancel', async (c) => {
     const groupId = c.req.param('group');
-    const runs = await store.listRuns({ groupId, statuses: ['QUEUED', 'RUNNING'], limit: 1_000_000 });
     const runner = openRunner(config.runner, store, 1, config.root);
     try {
-      let requested = 0;
-      for (const run of runs) {
-        const result = await cancelRun(runner, store, run.runId, {
-          waitMs: 0,
-          ...configuredLeaseMs(config.runner),
-        });
-        if (!isTerminal(result.run.status) || result.kind === 'canceled') requested++;
-      }
-      return c.json({ requested });
+      return c.json({ requested: await cancelGroup(runner, store, groupId) });
     } finally {
       await runner.stop();
     }

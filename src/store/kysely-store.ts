@@ -448,16 +448,27 @@ export class KyselyStore implements Store {
     }, true);
   }
 
-  requestCancel(runId: string, now: number): Promise<boolean> {
-    return this.batch.run(async (db) => {
+  async requestCancel(runId: string, now: number): Promise<boolean> {
+    return (await this.requestCancelOf('runId', runId, now)) === 1;
+  }
+
+  requestGroupCancel(groupId: string, now: number): Promise<number> {
+    return this.requestCancelOf('groupId', groupId, now);
+  }
+
+  private async requestCancelOf(column: 'runId' | 'groupId', id: string, now: number): Promise<number> {
+    let requested = 0;
+    await this.batch.run(async (db) => {
       const result = await db
         .updateTable('runs')
         .set((eb) => ({ cancelRequestedAt: eb.fn.coalesce('cancelRequestedAt', eb.val(now)) }))
-        .where('runId', '=', runId)
+        .where(column, '=', id)
         .where('status', 'in', active)
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      requested = Number(result.numUpdatedRows);
+      return requested > 0;
     }, true);
+    return requested;
   }
 
   async cancelRequested(owner: RunOwner): Promise<string[]> {

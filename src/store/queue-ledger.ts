@@ -131,6 +131,15 @@ export class QueueLedger {
   }
 
   /**
+   * Whether any run of the pool waits for dispatch: one probe of the pool's index, where a dispatch is a
+   * transaction under the pool's lock. An idle fleet's periodic dispatch asks this first.
+   */
+  async hasWaiting(pool: string): Promise<boolean> {
+    const rows = await sql`select 1 from queue_runs where pool = ${pool} and state = 'queued' limit 1`.execute(this.db);
+    return rows.rows.length > 0;
+  }
+
+  /**
    * Takes a run for `worker` until `now + leaseMs`: a new epoch, one more execution. One statement (one round
    * trip): the runs row turns RUNNING in the same statement, which also reads what the worker executes, and a
    * run that is terminal by then is a duplicate.
@@ -334,6 +343,22 @@ export class QueueLedger {
       if (ids.length > 0) await sql`update queue_runs set state = 'done' where run_id = any(${ids})`.execute(trx);
       return ids;
     });
+  }
+
+  /**
+   * cancelUnheld for a whole group, set-based: its runs are never read out, however many (a million queued cases
+   * cancel in one statement). Returns how many it ended.
+   */
+  async cancelUnheldGroup(groupId: string, now: number): Promise<number> {
+    const ended = await sql`
+      with ended as (
+        update runs set status = 'CANCELED', outcome = 'canceled', finished_at = ${now}
+         where group_id = ${groupId} and status in ${active}
+           and exists (select 1 from queue_runs q where q.run_id = runs.run_id
+                        and (q.lease_until is null or q.lease_until < ${now}))
+         returning run_id)
+      update queue_runs q set state = 'done' from ended e where q.run_id = e.run_id`.execute(this.db);
+    return Number(ended.numAffectedRows ?? 0);
   }
 
   async stats(runId: string): Promise<ExecutionStats | undefined> {

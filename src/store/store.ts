@@ -207,6 +207,8 @@ export interface Store {
   heartbeat(owner: RunOwner, now: number): Promise<void>;
   /** Records a request to cancel a non-terminal run, for its owner to honour; false when it is terminal. */
   requestCancel(runId: string, now: number): Promise<boolean>;
+  /** requestCancel for every non-terminal run of a group, in one statement however many; returns how many. */
+  requestGroupCancel(groupId: string, now: number): Promise<number>;
   /** The non-terminal runs of this owner whose cancel another process requested. */
   cancelRequested(owner: RunOwner): Promise<string[]>;
   /** Every owner of a non-terminal run. */

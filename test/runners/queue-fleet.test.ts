@@ -165,6 +165,51 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     )[0];
   const requestsFor = (text: string) => server.requests.filter((r) => r.prompt.includes(text));
 
+  it("serves only its --pool: pool B's worker leaves pool A's cases waiting and runs B's; A's run ends on A's worker", async () => {
+    server.reset();
+    const tag = `pool${Date.now()}`;
+    const files = {
+      'a.eval.yaml': evalFile([target('a')], [`${tag}-a0`, `${tag}-a1`]),
+      'b.eval.yaml': evalFile([target('a')], [`${tag}-b0`, `${tag}-b1`]),
+    };
+    const a = queueProject({ storeUrl: db.url, files });
+    const b = queueProject({ storeUrl: db.url, files });
+    // Started in A's checkout: only --pool makes it B's worker.
+    const [bWorker] = await fleet(a, 1, ['--pool', b.pool]);
+    const follower = startCli(['eval', 'run', 'a.eval.yaml', '-o', 'out'], { cwd: a.dir, timeoutMs: 60_000 });
+    const dispatched = async (pool: string) =>
+      (
+        await query<{ n: number }>(
+          `select count(*)::int as n from queue_runs where pool = '${pool}' and state = 'dispatched'`,
+        )
+      )[0]?.n;
+    // A's jobs wait in Redis before B's run is even submitted: a worker taking pool A's jobs would start them.
+    await eventually(async () => ((await dispatched(a.pool)) === 2 ? true : undefined));
+    const other = await runCli(['eval', 'run', 'b.eval.yaml', '-o', 'out'], { cwd: b.dir, timeoutMs: 60_000 });
+    expect(other.code, other.stderr).toBe(0);
+    expect(requestsFor(`${tag}-b`)).toHaveLength(2);
+    expect(requestsFor(`${tag}-a`)).toHaveLength(0);
+    expect(await dispatched(a.pool)).toBe(2);
+    const [aWorker] = await fleet(a, 1);
+    const done = await follower.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(requestsFor(`${tag}-a`)).toHaveLength(2);
+    const ran = await query<{ pool: string; worker: string }>(
+      `select pool, worker from queue_runs where pool in ('${a.pool}', '${b.pool}')`,
+    );
+    const pidOf = (w: string) => Number(w.split(':').at(-2));
+    expect(ran.filter((r) => r.pool === b.pool).map((r) => pidOf(r.worker))).toEqual([
+      bWorker?.child.pid,
+      bWorker?.child.pid,
+    ]);
+    expect(ran.filter((r) => r.pool === a.pool).map((r) => pidOf(r.worker))).toEqual([
+      aWorker?.child.pid,
+      aWorker?.child.pid,
+    ]);
+    a.remove();
+    b.remove();
+  });
+
   it("re-runs a SIGKILLed worker's case on another worker within lock + stalled interval: one committed result", async () => {
     server.reset();
     const tag = `kill${Date.now()}`;
@@ -369,7 +414,7 @@ tests: [{ id: one }]
     expect(rows(project.read('out/index.jsonl'))).toHaveLength(1);
   });
 
-  it('drains on SIGTERM with time to spare: the case finishes there, exit 143; a second signal exits at once', async () => {
+  it('drains on SIGINT with time to spare: the case finishes there, exit 130; a second SIGTERM exits at once', async () => {
     server.reset();
     const tag = `finish${Date.now()}`;
     const project = queueProject({
@@ -382,9 +427,11 @@ tests: [{ id: one }]
     const [worker] = await fleet(project, 1);
     const follower = startCli(['eval', 'run', 'a.eval.yaml', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
     await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
-    worker?.child.kill('SIGTERM');
+    // SIGINT here, SIGTERM below and in the test above: both signals drain.
+    worker?.child.kill('SIGINT');
     const exited = await worker?.done;
-    expect(exited?.code, exited?.stderr).toBe(143);
+    expect(exited?.stderr).toContain('SIGINT: draining');
+    expect(exited?.code, exited?.stderr).toBe(130);
     const result = await follower.done;
     expect(result.code, result.stderr).toBe(0);
     expect(requestsFor(`${tag}-x`)).toHaveLength(1);
