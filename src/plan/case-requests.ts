@@ -4,19 +4,21 @@ import type { PlannedCase } from './matrix.js';
 /**
  * The submit requests of a plan's selected cases, each built only when the dispatcher takes it: a request
  * (its task, target and graders as plain data) costs a few KB, so a 100,000-case run holds the ones in flight,
- * never all of them. What was taken belongs to the runner from then on; nothing here keeps it.
+ * never all of them. What was taken belongs to the runner from then on; nothing here keeps it, not even its
+ * planned case (~1.4 KB), so the plan shrinks as the run goes.
  */
 export class CaseRequests {
   private next = 0;
+  private readonly cases: (PlannedCase | undefined)[];
+  readonly size: number;
 
+  /** `cases` becomes this object's: each slot is cleared as its request is taken. */
   constructor(
-    private readonly cases: readonly PlannedCase[],
+    cases: PlannedCase[],
     private readonly build: (c: PlannedCase) => SubmitRequest,
-  ) {}
-
-  /** How many requests the plan selected. */
-  get size(): number {
-    return this.cases.length;
+  ) {
+    this.cases = cases;
+    this.size = cases.length;
   }
 
   /** How many have been built and handed out so far. */
@@ -33,7 +35,10 @@ export class CaseRequests {
   take(n: number): SubmitRequest[] {
     const end = Math.min(this.cases.length, this.next + Math.max(0, n));
     const out: SubmitRequest[] = [];
-    for (; this.next < end; this.next++) out.push(this.build(this.cases[this.next] as PlannedCase));
+    for (; this.next < end; this.next++) {
+      out.push(this.build(this.cases[this.next] as PlannedCase));
+      this.cases[this.next] = undefined;
+    }
     return out;
   }
 }

@@ -56,10 +56,10 @@ export interface EvalRunPlan {
   bundleRunId: string;
   /** The command's budget: most cases in flight at once, across every eval file. */
   maxConcurrency: number;
-  /** Every case of the current suite. */
-  cases: PlannedCase[];
-  /** What `--resume` or `--rerun-failed` chose, when given. */
-  selection?: Selection & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
+  /** How many cases the current suite has (the plan keeps only those left to submit, in `requests`). */
+  caseCount: number;
+  /** What `--resume` or `--rerun-failed` chose, when given; the cases it runs are `requests`. */
+  selection?: PlanSelection;
   /** The selected cases' submit requests, built as the dispatcher takes them. */
   requests: CaseRequests;
   /** Things the user should know that do not stop the run (a model without a price). */
@@ -67,6 +67,10 @@ export interface EvalRunPlan {
   /** What this command may spend (USD, target and judge calls): dispatch stops before it could be exceeded. */
   budgetUsd?: number;
 }
+
+type PlanSelection = Omit<Selection, 'run'> & { mode: 'resume' | 'rerun-failed'; from: string; skippedLines: number };
+
+const withoutRun = ({ run: _, ...rest }: PlanSelection & Pick<Selection, 'run'>): PlanSelection => rest;
 
 /**
  * The concurrency limits each case holds while it runs: the command's budget, its eval's cap and its target's
@@ -107,7 +111,7 @@ const selectFromPrior = (
   cwd: string,
   cases: PlannedCase[],
   flags: EvalRunFlags,
-): { selection: NonNullable<EvalRunPlan['selection']>; prior: PriorResults } => {
+): { selection: PlanSelection & Pick<Selection, 'run'>; prior: PriorResults } => {
   if (flags.resume && flags.rerunFailed) {
     throw new InputError('--resume and --rerun-failed cannot be combined', undefined, 'choose one of them');
   }
@@ -150,6 +154,9 @@ export const planEvalRun = (
   if (budgetUsd !== undefined) refuseUnpriced(billed, env);
   const fingerprints = fingerprinter(config.root, env);
   const cases = expandMatrix(evals, fingerprints, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
+  // Each case holds its test from here (these specs were loaded for this plan alone): without the specs' lists,
+  // a test's vars and assertions are freed once its case has run, not kept to the end of a 100,000-case run.
+  for (const spec of evals) spec.tests = [];
   // Shared by every case: the files all of them reference, as hashed for their fingerprints.
   const projectFiles = fingerprints.projectFiles();
   // An eval's own cap is what its file says, else the command's; the budget is the flag, else what lets every
@@ -197,8 +204,9 @@ export const planEvalRun = (
     bundleDir,
     bundleRunId,
     maxConcurrency,
-    cases,
-    ...(selection ? { selection } : {}),
+    caseCount: cases.length,
+    // The cases to run go to `requests` alone, which lets each go once it is taken: the plan keeps none of them.
+    ...(selection ? { selection: withoutRun(selection) } : {}),
     requests,
     warnings,
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),

@@ -6,6 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { type EvalRunPlan, planEvalRun } from '../../src/plan/eval-plan.js';
+import type { PlannedCase } from '../../src/plan/matrix.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
 setFlagsFromString('--expose-gc');
@@ -59,13 +60,35 @@ describe('a plan in memory', () => {
       const p = suite(n);
       return heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}));
     });
-    expect(large?.plan.cases).toHaveLength(22_000);
-    expect(small?.plan.cases).toHaveLength(2_000);
+    expect(large?.plan.requests.size).toBe(22_000);
+    expect(small?.plan.requests.size).toBe(2_000);
     const perCase = ((large?.bytes ?? 0) - (small?.bytes ?? 0)) / 20_000;
     // Measured (Node 20): ~1,800 B; ~2,180 B when each key and fingerprint kept its 64-character hex digest alive
     // as a sliced string, each test's assertion list was a spread with room to grow, and each test and assertion
     // an object built with spreads.
     expect(perCase).toBeGreaterThan(0);
     expect(perCase).toBeLessThan(2_000);
+  });
+
+  it('lets go of each planned case once its request is taken', async () => {
+    const p = suite(1_000);
+    const config = loadProjectConfig(p.dir, {});
+    const plan = planEvalRun(config, p.dir, [], {}, {});
+    // A case, its test and the test's vars and assertions: none is shared with another test of this suite.
+    const held = (i: number): WeakRef<object>[] => {
+      const c = plan.requests.peek(i) as PlannedCase;
+      return [c, c.test, c.vars, c.assert].map((o) => new WeakRef(o));
+    };
+    const taken = Array.from({ length: 300 }, (_, i) => held(i)).flat();
+    const waiting = Array.from({ length: 300 }, (_, i) => held(300 + i)).flat();
+    plan.requests.take(300);
+    // A WeakRef holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    // The taken requests were dropped (as a runner drops a finished one): their cases are gone, the rest kept.
+    expect(taken.filter((w) => w.deref() !== undefined)).toHaveLength(0);
+    expect(waiting.filter((w) => w.deref() !== undefined)).toHaveLength(1_200);
+    expect(plan.requests.size).toBe(1_000);
+    expect(plan.caseCount).toBe(1_000);
   });
 });

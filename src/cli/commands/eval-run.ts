@@ -36,7 +36,7 @@ const reportSelection = (plan: EvalRunPlan): void => {
     say(`warning: ${id.eval} · ${id.test} · ${id.prompt} · ${id.target} failed before but is no longer in the suite`);
   }
   if (s.drifted.length) say(`note: ${s.drifted.length} case(s) changed since that run; the bundle is now mixed`);
-  say(`${label}: running ${s.run.length} case(s) into ${plan.bundleDir}`);
+  say(`${label}: running ${plan.requests.size} case(s) into ${plan.bundleDir}`);
 };
 
 /**
@@ -83,7 +83,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       return exitCodes.ok;
     }
     if (!summary) {
-      process.stdout.write(`${plan.requests.size} of ${plan.cases.length} case(s) would run\n`);
+      process.stdout.write(`${plan.requests.size} of ${plan.caseCount} case(s) would run\n`);
       return exitCodes.ok;
     }
     // The bundle decides: after a resume or rerun its latest rows, not just this command's, must pass the gate.
