@@ -60,15 +60,14 @@ export const loadEvalFile = (
   const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
   const around: StepCompiler = (draft, inherited) =>
     compileAround({ ...scope, templateVars: draft.vars }, draft.source, draft.path, draft, inherited, lead);
-  const drafts = draftTests(source, doc.tests, dir, config.root);
+  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), defaults, around, given);
   // An empty list is refused by the schema; a file holding no test (a CSV header alone) reaches here.
-  if (doc.tests !== undefined && drafts.length === 0)
+  if (doc.tests !== undefined && tests.length === 0)
     throw source.fail(
       ['tests'],
       'tests: the file holds no test',
       'add at least one test to it (leave `tests:` out to run each prompt once)',
     );
-  const tests = finishTests(drafts, defaults, around, given);
   // No tests: the prompts run once each, with default_test's vars and assertions.
   if (doc.tests === undefined)
     tests.push(

@@ -6,11 +6,12 @@ import { isRecord } from '../records.js';
 import { buildAssertion } from './assertion-spec.js';
 import { csvTests } from './csv-tests.js';
 import { testSchema } from './eval-schema.js';
-import { displayPath, isFileRef, readFileRef } from './files.js';
+import { displayPath, existingFile, isFileRef, readFileRef } from './files.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
 import { checkTestTemplates } from './template-vars.js';
 import { type AroundSteps, noSteps } from './test-steps.js';
+import { textLines } from './text-lines.js';
 import { YamlSource } from './yaml-source.js';
 
 /** A test as written, before numbering and `default_test` are applied. */
@@ -62,14 +63,16 @@ const draftTest = (source: Source, at: Path, raw: unknown, evalDir: string): Dra
   };
 };
 
-/** `tests:` of an eval file: inline tests and `file://` references (.csv, .jsonl, .yaml/.yml/.json), in order. */
-export const draftTests = (source: Source, raw: unknown, evalDir: string, root: string): DraftTest[] => {
-  if (raw === undefined) return [];
+/**
+ * `tests:` of an eval file: inline tests and `file://` references (.csv, .jsonl, .yaml/.yml/.json), in order.
+ * Drafted one at a time as they are read, so each is finished (and its parsed JSON let go) before the next.
+ */
+export function* draftTests(source: Source, raw: unknown, evalDir: string, root: string): Generator<DraftTest> {
+  if (raw === undefined) return;
   const entries: [Path, unknown][] = Array.isArray(raw) ? raw.map((e, i) => [['tests', i], e]) : [[['tests'], raw]];
-  const drafts: DraftTest[] = [];
   for (const [at, entry] of entries) {
-    if (typeof entry === 'string') drafts.push(...fromFile(source, at, entry, evalDir, root));
-    else if (isRecord(entry)) drafts.push(draftTest(source, at, entry, evalDir));
+    if (typeof entry === 'string') yield* fromFile(source, at, entry, evalDir, root);
+    else if (isRecord(entry)) yield draftTest(source, at, entry, evalDir);
     else
       throw source.fail(
         at,
@@ -77,10 +80,9 @@ export const draftTests = (source: Source, raw: unknown, evalDir: string, root: 
         'write `- vars: {…}` or `- file://tests.csv`',
       );
   }
-  return drafts;
-};
+}
 
-const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: string): DraftTest[] => {
+const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: string): Iterable<DraftTest> => {
   if (!isFileRef(ref)) {
     throw source.fail(
       at,
@@ -88,13 +90,14 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
       `write file://${ref} to load tests from a file`,
     );
   }
+  if (path.extname(ref).toLowerCase() === '.jsonl') {
+    const file = existingFile(source, at, ref.slice('file://'.length), evalDir);
+    return jsonlTests(displayPath(file, root), file, evalDir);
+  }
   const { file, text } = readFileRef(source, at, ref, evalDir);
   const display = displayPath(file, root);
   const ext = path.extname(file).toLowerCase();
   if (ext === '.csv') return csvTests(display, text, evalDir);
-  if (ext === '.jsonl') {
-    return text.split(/\r?\n/).flatMap((line, i) => (line.trim() === '' ? [] : [jsonlTest(display, line, i, evalDir)]));
-  }
   if (ext === '.yaml' || ext === '.yml' || ext === '.json') {
     const tests = YamlSource.parse(display, text);
     if (!Array.isArray(tests.value))
@@ -107,6 +110,11 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
     'use a .csv, .jsonl, .yaml, .yml or .json file',
   );
 };
+
+/** A JSONL file's tests, read line by line: a 100,000-test file is never one string. */
+function* jsonlTests(display: string, file: string, evalDir: string): Generator<DraftTest> {
+  for (const { line, index } of textLines(file)) if (line.trim() !== '') yield jsonlTest(display, line, index, evalDir);
+}
 
 /**
  * One JSONL line. JSON.parse is ten times faster than a YAML parse with positions, which matters for files of
@@ -127,49 +135,66 @@ const jsonlTest = (display: string, line: string, index: number, evalDir: string
  * `given`: vars the command line sets for every test (`--var`), which templates may read too.
  */
 export const finishTests = (
-  drafts: readonly DraftTest[],
+  drafts: Iterable<DraftTest>,
   defaults: TestDefaults,
   compileSteps?: StepCompiler,
   given: readonly string[] = [],
 ): TestSpec[] => {
   const seen = new Map<string, SourcePosition>();
-  return drafts.map((draft, i) => {
-    const id = draft.id ?? `t${i + 1}`;
-    const first = seen.get(id);
-    if (first) {
-      const at = draft.id === undefined ? draft.path : [...draft.path, 'id'];
-      throw draft.source.fail(
-        at,
-        `duplicate test id "${id}" (first used at ${first.file}:${first.line ?? '?'})`,
-        draft.id === undefined
-          ? `tests without an id are named t<N> by position; rename the test "${id}" or give this one an id`
-          : 'give each test a unique id',
-      );
-    }
-    seen.set(id, draft.where);
-    // A test's own assertions and steps may read only the vars it has (its own, default_test's, --var's).
-    const names = new Set([...Object.keys({ ...defaults.vars, ...draft.vars }), ...given]);
-    checkTestTemplates(draft.source, draft.path, draft, names, true);
-    const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
-    const vars = { ...defaults.vars, ...draft.vars };
-    // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
-    const assert = defaults.assert.concat(draft.assert);
-    const threshold = draft.threshold ?? defaults.threshold ?? 1;
-    const repeat = draft.repeat ?? 1;
-    const plain = draft.description === undefined && draft.metadata === undefined && !steps.before.length;
-    // As with assertions, a plain literal is the smaller object; the keys and their order are the same.
-    if (plain && !steps.after.length) return { id, vars, assert, threshold, repeat, where: draft.where };
-    return {
-      id,
-      ...(draft.description !== undefined ? { description: draft.description } : {}),
-      vars,
-      assert,
-      threshold,
-      repeat,
-      ...(draft.metadata !== undefined ? { metadata: draft.metadata } : {}),
-      where: draft.where,
-      ...(steps.before.length ? { before: steps.before } : {}),
-      ...(steps.after.length ? { after: steps.after } : {}),
-    };
-  });
+  const tests: TestSpec[] = [];
+  for (const draft of drafts) tests.push(finishTest(draft, tests.length, seen, defaults, compileSteps, given));
+  return tests;
+};
+
+const finishTest = (
+  draft: DraftTest,
+  i: number,
+  seen: Map<string, SourcePosition>,
+  defaults: TestDefaults,
+  compileSteps: StepCompiler | undefined,
+  given: readonly string[],
+): TestSpec => {
+  const id = draft.id ?? `t${i + 1}`;
+  const first = seen.get(id);
+  if (first) {
+    const at = draft.id === undefined ? draft.path : [...draft.path, 'id'];
+    throw draft.source.fail(
+      at,
+      `duplicate test id "${id}" (first used at ${first.file}:${first.line ?? '?'})`,
+      draft.id === undefined
+        ? `tests without an id are named t<N> by position; rename the test "${id}" or give this one an id`
+        : 'give each test a unique id',
+    );
+  }
+  seen.set(id, draft.where);
+  // Without default_test vars or assertions, the draft's own (each test's alone) are used, not copied.
+  const vars = hasKeys(defaults.vars) ? { ...defaults.vars, ...draft.vars } : draft.vars;
+  // A test's own assertions and steps may read only the vars it has (its own, default_test's, --var's).
+  const names = new Set([...Object.keys(vars), ...given]);
+  checkTestTemplates(draft.source, draft.path, draft, names, true);
+  const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
+  // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
+  const assert = defaults.assert.length ? defaults.assert.concat(draft.assert) : draft.assert;
+  const threshold = draft.threshold ?? defaults.threshold ?? 1;
+  const repeat = draft.repeat ?? 1;
+  const plain = draft.description === undefined && draft.metadata === undefined && !steps.before.length;
+  // As with assertions, a plain literal is the smaller object; the keys and their order are the same.
+  if (plain && !steps.after.length) return { id, vars, assert, threshold, repeat, where: draft.where };
+  return {
+    id,
+    ...(draft.description !== undefined ? { description: draft.description } : {}),
+    vars,
+    assert,
+    threshold,
+    repeat,
+    ...(draft.metadata !== undefined ? { metadata: draft.metadata } : {}),
+    where: draft.where,
+    ...(steps.before.length ? { before: steps.before } : {}),
+    ...(steps.after.length ? { after: steps.after } : {}),
+  };
+};
+
+const hasKeys = (o: object): boolean => {
+  for (const _ in o) return true;
+  return false;
 };
