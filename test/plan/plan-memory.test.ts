@@ -1,12 +1,15 @@
 // What a plan holds per case, counted in bytes of heap (not timed): a 100,000-test suite's plan is most of a
 // run's memory, so each case's share is bounded here. The slope between two plan sizes leaves out what any
 // plan holds once (loaded modules, compiled code).
+import { statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../src/plan/config.js';
-import { type EvalRunPlan, planEvalRun } from '../../src/plan/eval-plan.js';
+import { planEvalRun } from '../../src/plan/eval-plan.js';
+import { draftTests } from '../../src/plan/load-tests.js';
 import type { PlannedCase } from '../../src/plan/matrix.js';
+import { YamlSource } from '../../src/plan/yaml-source.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
 setFlagsFromString('--expose-gc');
@@ -44,14 +47,14 @@ const suite = (n: number): TempProject => {
   return p;
 };
 
-const heapHeld = (hold: () => EvalRunPlan): { bytes: number; plan: EvalRunPlan } => {
+const heapHeld = <T>(hold: () => T): { bytes: number; held: T } => {
   gc();
   gc();
   const before = process.memoryUsage().heapUsed;
-  const plan = hold();
+  const held = hold();
   gc();
   gc();
-  return { bytes: process.memoryUsage().heapUsed - before, plan };
+  return { bytes: process.memoryUsage().heapUsed - before, held };
 };
 
 describe('a plan in memory', () => {
@@ -60,8 +63,8 @@ describe('a plan in memory', () => {
       const p = suite(n);
       return heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}));
     });
-    expect(large?.plan.requests.size).toBe(22_000);
-    expect(small?.plan.requests.size).toBe(2_000);
+    expect(large?.held.requests.size).toBe(22_000);
+    expect(small?.held.requests.size).toBe(2_000);
     const perCase = ((large?.bytes ?? 0) - (small?.bytes ?? 0)) / 20_000;
     // Measured (Node 20): ~1,800 B; ~2,180 B when each key and fingerprint kept its 64-character hex digest alive
     // as a sliced string, each test's assertion list was a spread with room to grow, and each test and assertion
@@ -90,5 +93,23 @@ describe('a plan in memory', () => {
     expect(waiting.filter((w) => w.deref() !== undefined)).toHaveLength(1_200);
     expect(plan.requests.size).toBe(1_000);
     expect(plan.caseCount).toBe(1_000);
+  });
+
+  it('drafts the tests of a JSONL file one at a time: the first one drafted holds a chunk of the file, not all of it', () => {
+    const p = suite(12_000);
+    const fileBytes = statSync(p.path('tests.jsonl')).size;
+    expect(fileBytes).toBeGreaterThan(5_000_000);
+    const source = YamlSource.parse('suite.eval.yaml', 'tests: file://tests.jsonl\n');
+    // The reading is held half-done: what it keeps alive, not what it allocated on the way.
+    const { bytes, held: drafts } = heapHeld(() => {
+      const drafts = draftTests(source, 'file://tests.jsonl', p.dir, p.dir)[Symbol.iterator]();
+      expect(drafts.next().value?.id).toBe('t0');
+      return drafts;
+    });
+    // Measured (Node 20): ~1.0 MB, the 1 MB chunk being split into lines; ~22 MB (the file's text and every
+    // draft with its parsed JSON) when the file was read and drafted at once.
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(fileBytes / 3);
+    expect([...drafts]).toHaveLength(11_999);
   });
 });
