@@ -29,20 +29,26 @@ export interface Fingerprints {
 /**
  * JSON of each item, worked out once per object: tests share their default_test assertions and steps, so a
  * large suite serialises each shared one once, not once per test. `arg` is the same for every use of an item.
+ * Only an item that the previous list held too keeps its JSON: a test's own assertions are met once, and a
+ * 100,000-test plan would otherwise hold the JSON of every one of them until all its cases are expanded.
  */
 const jsonOnce = <T extends object, A>(view: (item: T, arg: A) => unknown) => {
   const cache = new WeakMap<T, string>();
-  return (items: readonly T[], arg: A): string =>
-    items
-      .map((item) => {
-        let json = cache.get(item);
-        if (json === undefined) {
-          json = stableJson(view(item, arg));
-          cache.set(item, json);
-        }
-        return json;
-      })
-      .join(',');
+  let lastItems: readonly T[] = [];
+  let lastJson: string[] = [];
+  return (items: readonly T[], arg: A): string => {
+    const json = items.map((item) => {
+      const cached = cache.get(item);
+      if (cached !== undefined) return cached;
+      const at = lastItems.indexOf(item);
+      const fresh = at === -1 ? stableJson(view(item, arg)) : (lastJson[at] as string);
+      if (at !== -1) cache.set(item, fresh);
+      return fresh;
+    });
+    lastItems = items;
+    lastJson = json;
+    return json.join(',');
+  };
 };
 
 /** The words of a command that could name a file: argv as is; a shell string split on blanks, quotes dropped. */

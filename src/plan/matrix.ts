@@ -66,12 +66,13 @@ export const expandMatrix = (
       const test = renderTest(written);
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
       const around = aroundPrint(fingerprints, spec, test);
+      const asserted = fingerprints.assertions(test.assert, evalDir);
       for (const promptSpec of spec.prompts) {
         const { prompt, messages } = renderPrompt(promptSpec, test.vars);
         const promptPrint = fingerprintOf([
           messages ?? prompt,
           test.vars,
-          fingerprints.assertions(test.assert, evalDir),
+          asserted,
           test.threshold,
           ...(around ? [around] : []),
           ...(judgePrint && test.assert.some((a) => a.where) ? [judgePrint] : []),
