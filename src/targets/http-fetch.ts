@@ -66,6 +66,15 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
     request.end(init.body);
   });
 
+/** A reply's headers as one string each (repeated ones joined), as `fetch` and the SDK's errors carry them. */
+export const replyHeaders = (headers: IncomingHttpHeaders): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+};
+
 /** A `fetch` over httpRequest, for the AI SDK's providers: one request body out, one buffered response back. */
 export const httpFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
   const body = init.body;
@@ -75,13 +84,9 @@ export const httpFetch = async (input: string | URL | Request, init: RequestInit
     body: typeof body === 'string' || body instanceof Uint8Array ? body : undefined,
     signal: init.signal ?? undefined,
   });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(reply.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
   return new Response(bodyless.has(reply.status) ? null : reply.body, {
     status: reply.status,
     statusText: reply.statusText,
-    headers,
+    headers: replyHeaders(reply.headers),
   });
 };

@@ -3,7 +3,6 @@
 // and a zod parse of the reply; a single non-streamed turn needs none of it. Failures are thrown as the SDK's
 // own error classes, so model-errors.ts classifies them exactly as it does the SDK's.
 
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   APICallError,
   InvalidResponseDataError,
@@ -14,7 +13,7 @@ import {
   type LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { ProctorError } from '../errors.js';
-import { httpRequest } from './http-fetch.js';
+import { httpRequest, replyHeaders } from './http-fetch.js';
 import type { TurnModel, TurnReply } from './model-call.js';
 
 export interface OpenAIChatEndpoint {
@@ -62,14 +61,6 @@ const requestBody = (model: string, options: LanguageModelV3CallOptions): Obj =>
   messages: options.prompt.map((m) => ({ role: m.role, content: textOf(m) })),
   ...toolsOf(options),
 });
-
-const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-};
 
 /** The endpoint's own words for a failed call (`{error: {message}}`), else the status line. */
 const errorMessage = (body: string, statusText: string): string => {
@@ -201,7 +192,7 @@ export const openaiChatModel = (endpoint: OpenAIChatEndpoint): TurnModel => {
           url,
           requestBodyValues: values,
           statusCode: reply.status,
-          responseHeaders: headerRecord(reply.headers),
+          responseHeaders: replyHeaders(reply.headers),
           responseBody: body,
           cause,
           isRetryable: reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500,
