@@ -35,7 +35,7 @@ const kept = 500;
  * repeated for every page load and every live client would stall the whole server.
  */
 export class Summaries {
-  private list: { at: number; groups: Promise<GroupListing[]> } | undefined;
+  private list: { at: number; limit: number; groups: Promise<GroupListing[]> } | undefined;
   private readonly costs = new Map<string, { at: number | null; cost: Promise<GroupCost> }>();
   private readonly finished = new Map<string, GroupDetail>();
   private readonly counts = new Map<string, { committed: number; total: number }>();
@@ -43,7 +43,10 @@ export class Summaries {
 
   constructor(private readonly store: Store) {}
 
-  /** The newest groups, shared by every client for a second; or those listed after `before`, read each time. */
+  /**
+   * The newest groups, shared for a second by every client asking for as many (the page and its live feed); or
+   * those listed after `before`, read each time.
+   */
   groups(limit: number, before?: GroupCursor): Promise<GroupListing[]> {
     const read = () =>
       this.store
@@ -52,7 +55,8 @@ export class Summaries {
           Promise.all(groups.map(async (g) => ({ ...g, cost: await this.cost(g.groupId, g.queued + g.running > 0) }))),
         );
     if (before) return read();
-    if (!this.list || Date.now() - this.list.at > listTtlMs) this.list = { at: Date.now(), groups: read() };
+    if (!this.list || this.list.limit !== limit || Date.now() - this.list.at > listTtlMs)
+      this.list = { at: Date.now(), limit, groups: read() };
     return this.list.groups;
   }
 
