@@ -2,7 +2,7 @@
 // a plan or a bundle: what `bench/suite` measures with everything else around it.
 //   npx tsx bench/store-writes.ts [--cases 5000] [--concurrency 50] [--latency-ms 50] [--dir /dev/shm] [--store URL]
 // Runs are created a window at a time as `eval run` submits them; each case then claims its run, waits the
-// model's latency, journals its prompt step, journals its verify step, and finishes with its result (payloads
+// model's latency, journals its prompt step, and finishes with its verify step's entry and its result (payloads
 // shaped like bench/suite's). Prints the process's CPU per case, the time SQLite spent per statement kind (when
 // the store is SQLite) and the store's bytes per case. Runs against the built store in dist/.
 import { createHash } from 'node:crypto';
@@ -135,10 +135,17 @@ const runCase = async (i: number): Promise<void> => {
       output: verification,
     },
   ];
-  for (const [k, s] of steps.entries()) {
-    const entry = { instanceId: instanceOf(i), seq: k + 1, stepId: s.id, attempt: 1, ops: s.ops, output: s.output };
-    if (!(await store.appendJournal({ ...entry, createdAt: Date.now() }))) throw new Error('journal refused');
-  }
+  const entries = steps.map((s, k) => ({
+    instanceId: instanceOf(i),
+    seq: k + 1,
+    stepId: s.id,
+    attempt: 1,
+    ops: s.ops,
+    output: s.output,
+    createdAt: Date.now(),
+  }));
+  // The last step's entry is committed with the finish, as the engine does for an eval case on the local runner.
+  for (const entry of entries.slice(0, -1)) if (!(await store.appendJournal(entry))) throw new Error('journal refused');
   const fingerprint = c.key;
   const finish = recordCase(
     {
@@ -155,7 +162,8 @@ const runCase = async (i: number): Promise<void> => {
     } as unknown as Parameters<typeof recordCase>[1],
     startedAt,
   );
-  if (!(await store.finishRun(runIdOf(i), finish, Date.now()))) throw new Error('finish refused');
+  if (!(await store.finishRun(runIdOf(i), { ...finish, journal: entries.at(-1) }, Date.now())))
+    throw new Error('finish refused');
 };
 
 const window = Math.max(2 * j, 100);
