@@ -260,11 +260,15 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   } finally {
     deadline?.dispose();
   }
+  const held = resourcesOf(context);
+  // Entries about the resources follow the last step's, so it is written first; failing to is the run's failure,
+  // and the resources are still torn down below.
+  if (held.length > 0)
+    await writer.flush().catch((error: unknown) => {
+      failure ??= redact(toErrorRecord(error), secrets);
+    });
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
-  const held = resourcesOf(context);
-  // Entries about the resources follow the last step's: it is written first, and its failure is the run's.
-  if (held.length > 0) await writer.flush();
   // Before teardown resets the slots; a canceled run is being stopped, not inspected.
   // Redacted here, once, like every other part of the result: the bundle writes captures as they are.
   const captures = status === 'CANCELED' ? {} : redact(await captureWorkspaces(held), secrets);
