@@ -61,16 +61,19 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
             signal: env.signal,
             context: replay(req.context, journal),
             journalLength: journal.at(-1)?.seq ?? 0,
+            // A queue worker's commit goes through its ledger, which writes no journal entry.
+            holdLastEntry: req.case !== undefined && !env.commit,
           }),
         );
     if (env.signal.reason === released) return undefined;
-    const finish = req.case
+    const finish: RunFinish = req.case
       ? recordCase(req as RunRequest & { case: CaseSpec }, result, startedAt)
       : {
           status: result.status,
           outcome: taskOutcome(result),
           ...(result.error ? { error: result.error } : {}),
         };
+    if (result.journal) finish.journal = result.journal;
     return (await commit(req.runId, finish, Date.now())) ? finish.status : undefined;
   } catch (error) {
     await commit(

@@ -1,6 +1,6 @@
 import { ProctorError } from '../errors.js';
 import type { Json } from '../records.js';
-import type { ContextOp, Store } from '../store/store.js';
+import type { ContextOp, JournalEntry, Store } from '../store/store.js';
 import { redact } from './redact.js';
 
 /** A journal position another writer already holds: this process's view of the instance is stale. */
@@ -9,6 +9,9 @@ export class StaleCompletionError extends ProctorError {
     super('internal', `journal position ${seq} of ${instanceId} is taken: stale completion refused`);
   }
 }
+
+/** An entry as the journal keeps it: secrets redacted. */
+export type Written = JournalEntry & { output: Json };
 
 /**
  * Appends an instance's journal entries at consecutive positions, secrets redacted. The store refuses a
@@ -23,24 +26,47 @@ export class JournalWriter {
     private readonly secrets: readonly string[],
   ) {}
 
+  private held: Written | undefined;
+
   /** Returns the entry as written: its position, and its ops and output with secrets redacted. */
-  async append(
-    stepId: string,
-    attempt: number,
-    ops: readonly ContextOp[],
-    output: Json,
-  ): Promise<{ seq: number; ops: ContextOp[]; output: Json }> {
-    const seq = ++this.seq;
-    const entry = { ops: redact([...ops], this.secrets), output: redact(output, this.secrets) };
-    const ok = await this.store.appendJournal({
+  async append(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Promise<Written> {
+    await this.flush();
+    const entry = this.next(stepId, attempt, ops, output);
+    if (!(await this.store.appendJournal(entry))) throw new StaleCompletionError(this.instanceId, entry.seq);
+    return entry;
+  }
+
+  /**
+   * Takes the next position for an entry without writing it: the run's finish commits it (`takeHeld`), or the
+   * next append writes it first, so the journal keeps its order.
+   */
+  hold(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
+    this.held = this.next(stepId, attempt, ops, output);
+    return this.held;
+  }
+
+  /** Writes the held entry, if any. */
+  async flush(): Promise<void> {
+    const held = this.takeHeld();
+    if (held && !(await this.store.appendJournal(held))) throw new StaleCompletionError(this.instanceId, held.seq);
+  }
+
+  /** The held entry, now the caller's to commit. */
+  takeHeld(): Written | undefined {
+    const held = this.held;
+    this.held = undefined;
+    return held;
+  }
+
+  private next(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
+    return {
       instanceId: this.instanceId,
-      seq,
+      seq: ++this.seq,
       stepId,
       attempt,
-      ...entry,
+      ops: redact([...ops], this.secrets),
+      output: redact(output, this.secrets),
       createdAt: Date.now(),
-    });
-    if (!ok) throw new StaleCompletionError(this.instanceId, seq);
-    return { seq, ...entry };
+    };
   }
 }

@@ -1,6 +1,6 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
-import type { Store } from '../store/store.js';
+import type { JournalEntry, Store } from '../store/store.js';
 import type { WorkspaceCapture } from '../workspaces/capture.js';
 import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
@@ -34,6 +34,8 @@ export interface TaskRunResult {
   steps: StepRecord[];
   /** What each workspace held at the end, by the step that made it: taken before the slot was reset. */
   captures: Record<string, WorkspaceCapture>;
+  /** The last journal entry, not yet written (`holdLastEntry`): the finish commits it. */
+  journal?: JournalEntry;
 }
 
 export interface TaskRunEnv {
@@ -43,6 +45,11 @@ export interface TaskRunEnv {
   /** The instance's context so far (its stored start, with any journal replayed) and how many entries it holds. */
   context: JsonObject;
   journalLength: number;
+  /**
+   * The completion that ends the walk is not appended but returned (`TaskRunResult.journal`) for the run's finish
+   * to commit with its status: one transaction less per run. Only for a finish through `Store.finishRun`.
+   */
+  holdLastEntry?: boolean;
 }
 
 /** What a rollback journals as its output, so readers can tell it from a step's completion. */
@@ -193,8 +200,16 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     const record = records.get(spec.id) as StepRecord;
     const work = runStep(spec, req, context, env, record, deadline).then(async ({ ops, output, passed }) => {
       const reverse = undoOf(context, ops);
+      // Nothing runs beside it and nothing is left to start or re-run: this completion ends the walk.
+      const last =
+        env.holdLastEntry === true &&
+        running.size === 1 &&
+        started.size === specs.length &&
+        !(passed === false && canRetry(spec));
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
-      const written = await journal(spec.id, record.attempts, ops, output);
+      const written = last
+        ? writer.hold(spec.id, record.attempts, ops, output)
+        : await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
       undo.set(spec.id, { seq: written.seq, undo: reverse });
       record.status = 'completed';
@@ -245,9 +260,15 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   } finally {
     deadline?.dispose();
   }
+  const held = resourcesOf(context);
+  // Entries about the resources follow the last step's, so it is written first; failing to is the run's failure,
+  // and the resources are still torn down below.
+  if (held.length > 0)
+    await writer.flush().catch((error: unknown) => {
+      failure ??= redact(toErrorRecord(error), secrets);
+    });
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
-  const held = resourcesOf(context);
   // Before teardown resets the slots; a canceled run is being stopped, not inspected.
   // Redacted here, once, like every other part of the result: the bundle writes captures as they are.
   const captures = status === 'CANCELED' ? {} : redact(await captureWorkspaces(held), secrets);
@@ -260,5 +281,13 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     await journal(teardownEntryId, 1, ops, { teardown: true }).catch(() => {});
     applyOps(context, ops);
   }
-  return { status, context, error: failure, steps: [...records.values()], captures };
+  const last = writer.takeHeld();
+  return {
+    status,
+    context,
+    error: failure,
+    steps: [...records.values()],
+    captures,
+    ...(last ? { journal: last } : {}),
+  };
 };

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
-import type { ErrorKind } from '../errors.js';
+import { type ErrorKind, ProctorError } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import {
   type ArtifactHead,
@@ -274,8 +274,15 @@ export class KyselyStore implements Store {
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
     return this.batch.run(async (db) => {
       const finished = await this.finishStatus(db, runId, finish, now);
-      if (finished && finish.result) await this.insertResult(db, runId, finish.result, now);
-      return finished;
+      if (!finished) return false;
+      // Thrown, not returned: the batch commits this write's statements together or not at all.
+      if (finish.journal && !(await this.insertJournal(db, finish.journal)))
+        throw new ProctorError(
+          'internal',
+          `journal position ${finish.journal.seq} of ${finish.journal.instanceId} is taken`,
+        );
+      if (finish.result) await this.insertResult(db, runId, finish.result, now);
+      return true;
     });
   }
 
@@ -412,19 +419,21 @@ export class KyselyStore implements Store {
   }
 
   appendJournal(entry: JournalEntry): Promise<boolean> {
-    return this.batch.run(async (db) => {
-      const result = await this.hot.journal(
-        db,
-        entry.instanceId,
-        entry.seq,
-        entry.stepId,
-        entry.attempt,
-        JSON.stringify(entry.ops),
-        JSON.stringify(entry.output ?? null),
-        entry.createdAt,
-      );
-      return Number(result.numAffectedRows) === 1;
-    }, true);
+    return this.batch.run((db) => this.insertJournal(db, entry), true);
+  }
+
+  private async insertJournal(db: Kysely<Database>, entry: JournalEntry): Promise<boolean> {
+    const result = await this.hot.journal(
+      db,
+      entry.instanceId,
+      entry.seq,
+      entry.stepId,
+      entry.attempt,
+      JSON.stringify(entry.ops),
+      JSON.stringify(entry.output ?? null),
+      entry.createdAt,
+    );
+    return Number(result.numAffectedRows) === 1;
   }
 
   async readJournal(instanceId: string): Promise<JournalEntry[]> {

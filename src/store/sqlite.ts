@@ -36,7 +36,11 @@ const openFile = async (file: string): Promise<SqliteDatabase> => {
   try {
     if (file !== ':memory:') makeDirs(dirname(file));
     sqlite = new BetterSqlite3(file);
-    // The first statement reads the file: a file that is not a database fails here.
+    // A new store's pages are 8 KB (the default is 4): a case's result and journal rows are ~3 KB each, and
+    // fewer, fuller pages make the file ~13% smaller and each commit's WAL frames fewer. An existing store keeps
+    // its own (WAL mode fixes it), so this is a no-op there.
+    sqlite.pragma('page_size = 8192');
+    // The first statement that reads the file (setting page_size does not): a file that is not a database fails here.
     sqlite.pragma('journal_mode = WAL');
     return sqlite;
   } catch (error) {

@@ -137,6 +137,11 @@ export interface RunFinish {
   error?: ErrorRecord;
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
+  /**
+   * The run's last journal entry, committed with the status (and so with the result) or not at all, instead of
+   * in a transaction of its own just before: a taken position fails the finish, as `appendJournal` refuses it.
+   */
+  journal?: JournalEntry;
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */

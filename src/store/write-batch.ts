@@ -64,8 +64,12 @@ export class WriteBatch<DB> {
         for (const w of writes) w.reject(error);
         return;
       }
-      // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome.
-      for (const w of writes) await this.reconnect.run(() => w.write(this.db)).then(w.resolve, w.reject);
+      // One bad statement must not fail its neighbours: replay them one by one, each with its own outcome, and
+      // each write of several statements in a transaction of its own (a status never without its result).
+      for (const w of writes)
+        await this.reconnect
+          .run(() => (w.oneStatement ? w.write(this.db) : this.db.transaction().execute((trx) => w.write(trx))))
+          .then(w.resolve, w.reject);
     }
   }
 }

@@ -23,7 +23,12 @@ export interface EngineHarness {
   /** A module step running test/engine/recorder.mjs with `with` (see there). */
   step(id: string, options?: JsonObject, common?: Partial<StepSpec>): StepSpec;
   request(steps: StepSpec[], extra?: Partial<RunRequest>): RunRequest;
-  run(req: RunRequest, signal?: AbortSignal, context?: JsonObject): ReturnType<typeof runTask>;
+  run(
+    req: RunRequest,
+    signal?: AbortSignal,
+    context?: JsonObject,
+    env?: { holdLastEntry?: boolean },
+  ): ReturnType<typeof runTask>;
 }
 
 /** Sets up and tears down a harness around every test of the calling file. */
@@ -68,13 +73,14 @@ export const engineHarness = (): EngineHarness => {
       metadata: {},
       ...extra,
     }),
-    run: (req, signal = new AbortController().signal, context = req.context) =>
+    run: (req, signal = new AbortController().signal, context = req.context, env = {}) =>
       runTask(req, {
         store: harness.store,
         services: services as Services,
         signal,
         context: structuredClone(context),
         journalLength: 0,
+        ...env,
       }),
   };
   return harness;

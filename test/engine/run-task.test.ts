@@ -41,6 +41,25 @@ describe('runTask: the DAG', () => {
     // Each step saw exactly what the ones before it made.
     expect(result.steps.find((s) => s.stepId === 'b')?.output).toEqual({ seen: { made: { a: 1 } } });
   });
+
+  it('holds the completion that ends the walk for the finish to commit, when asked, and writes the rest', async () => {
+    const req = request([
+      step('a', { set: { 'made.a': 1 } }),
+      step('b', { set: { 'made.b': 2 } }, { dependsOn: [] }),
+      step('c', { set: { 'made.c': 3 } }, { dependsOn: ['a', 'b'] }),
+    ]);
+    const result = await run(req, undefined, undefined, { holdLastEntry: true });
+    const written = await engine.store.readJournal(req.instanceId);
+    expect(written.map((e) => e.stepId).sort()).toEqual(['a', 'b']);
+    expect(result.journal).toMatchObject({ instanceId: req.instanceId, seq: 3, stepId: 'c' });
+    expect(replay(replay(req.context, written), [result.journal as NonNullable<typeof result.journal>])).toEqual(
+      result.context,
+    );
+    // Without it, every completion is written before the run returns.
+    const plain = request([step('a', { set: { 'made.a': 1 } })]);
+    expect((await run(plain)).journal).toBeUndefined();
+    expect(await engine.store.readJournal(plain.instanceId)).toHaveLength(1);
+  });
 });
 
 describe('runTask: a failing step', () => {

@@ -160,5 +160,34 @@ for (const backend of await storeBackends()) {
       expect(after.map((r) => r.runId)).toEqual(['r1']);
       expect(await store.readResults('other', 0, 10)).toEqual([]);
     });
+
+    it('commits a last journal entry with the terminal status, or nothing when its position is taken', async () => {
+      const result = (caseKey: string) => ({
+        caseKey,
+        attempt: 1,
+        target: 'model',
+        evalPath: 'a.eval.yaml',
+        row: { key: caseKey, outcome: 'passed', score: 1, group_id: 'g', error: null },
+        files: { 'result.json': '{}' },
+      });
+      await store.createRuns([newRun('r1'), newRun('r2')]);
+      expect(await store.appendJournal(entry('t@r1', 1))).toBe(true);
+      const done = { status: 'COMPLETED', outcome: 'passed' } as const;
+      expect(await store.finishRun('r1', { ...done, journal: entry('t@r1', 2), result: result('k1') }, 5)).toBe(true);
+      expect((await store.readJournal('t@r1')).map((e) => e.seq)).toEqual([1, 2]);
+      expect((await store.readJournal('t@r1'))[1]).toEqual(entry('t@r1', 2));
+      // Already terminal: the entry is not written either.
+      expect(await store.finishRun('r1', { ...done, journal: entry('t@r1', 3) }, 6)).toBe(false);
+      expect((await store.readJournal('t@r1')).map((e) => e.seq)).toEqual([1, 2]);
+      // A taken position fails the finish as a whole: no status, no result, the entry there kept.
+      expect(await store.appendJournal(entry('t@r2', 1))).toBe(true);
+      const stale = { ...entry('t@r2', 1), stepId: 'stale' };
+      await expect(store.finishRun('r2', { ...done, journal: stale, result: result('k2') }, 7)).rejects.toThrow(
+        /journal position 1 of t@r2 is taken/,
+      );
+      expect((await store.getRun('r2'))?.status).toBe('QUEUED');
+      expect((await store.readResults('g', 0, 10)).map((r) => r.runId)).toEqual(['r1']);
+      expect((await store.readJournal('t@r2'))[0]?.stepId).toBe('s1');
+    });
   });
 }

@@ -1,0 +1,78 @@
+// What an eval case costs the store on the local runner, counted in SQLite commits (not timed): every commit
+// writes its pages to the WAL, and a case's writes are most of a run's store time.
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEval } from '../../src/api/run-eval.js';
+import { loadProjectConfig } from '../../src/plan/config.js';
+import { openStore } from '../../src/store/open.js';
+import { type TempProject, tempProject } from '../support/project.js';
+
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * Counts the commits of every SQLite connection of this process: COMMITs, and row writes outside a transaction
+ * (the schema's statements on open are not a run's).
+ */
+const countCommits = () => {
+  const probe = new BetterSqlite3(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<'run', Method>;
+  probe.close();
+  const original = proto.run;
+  const counts = { commits: 0, inTransaction: false };
+  proto.run = function (this: { source: string }, ...args: unknown[]) {
+    const word = this.source.trim().split(/\s/)[0]?.toLowerCase() ?? '';
+    if (word === 'begin') counts.inTransaction = true;
+    else if (word === 'commit' || word === 'rollback') {
+      counts.inTransaction = false;
+      if (word === 'commit') counts.commits++;
+    } else if (['insert', 'update', 'delete'].includes(word) && !counts.inTransaction) counts.commits++;
+    return original.apply(this, args);
+  };
+  return { counts, restore: () => (proto.run = original) };
+};
+
+const cases = 20;
+let p: TempProject;
+
+beforeAll(() => {
+  const tests = Array.from(
+    { length: cases },
+    (_, i) => `  - { id: t${i}, vars: { w: w${i} }, assert: [{ type: equals, value: w${i} }] }`,
+  );
+  p = tempProject({
+    'a.eval.yaml': `targets: [{ kind: echo }]\nprompts: ["{{ w }}"]\ntests:\n${tests.join('\n')}\n`,
+  });
+});
+afterAll(() => p.remove());
+
+describe('an eval case on the local runner', () => {
+  it('costs the store 3 commits: its claim, its prompt entry, and its finish with the verify entry and result', async () => {
+    const config = loadProjectConfig(p.dir, {});
+    const counter = countCommits();
+    try {
+      const result = await runEval({
+        config,
+        cwd: p.dir,
+        paths: [],
+        flags: { maxConcurrency: 1, retries: 0 },
+        env: {},
+      });
+      expect(result.summary?.counts.passed).toBe(cases);
+    } finally {
+      counter.restore();
+    }
+    // Each case alone in its ticks (-j 1); a few more for submitting the runs and the heartbeat.
+    expect(counter.counts.commits).toBeGreaterThanOrEqual(3 * cases);
+    expect(counter.counts.commits).toBeLessThanOrEqual(3 * cases + 5);
+    // The journal still holds both steps of every case, in order.
+    const store = await openStore(config.store);
+    try {
+      const runs = await store.listRuns({});
+      expect(runs).toHaveLength(cases);
+      for (const run of runs)
+        expect((await store.readJournal(run.instanceId)).map((e) => e.stepId)).toEqual(['prompt', 'verify']);
+    } finally {
+      await store.close();
+    }
+  });
+});
