@@ -178,6 +178,27 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     return { project, follower, runId, started };
   };
 
+  /**
+   * SIGKILLs the worker executing `${tag}-x` once the fake model has its request (`check` sees the pid first),
+   * waits for the follower to succeed, and checks X was requested again within lock 3 s + stalled check 1 s,
+   * with 2 s of slack for the check's phase. Returns X's run id.
+   */
+  const killExecutorOfX = async (tag: string, follower: CliProcess, check?: (pid: number) => Promise<void>) => {
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId, pid } = await eventually(async () => {
+      const run = await runFor(`${tag}-x`);
+      return run.status === 'RUNNING' ? run : undefined;
+    });
+    await check?.(pid as number);
+    const killedAt = Date.now();
+    process.kill(pid as number, 'SIGKILL');
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    const [, again] = requestsFor(`${tag}-x`);
+    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
+    return runId;
+  };
+
   it("serves only its --pool: pool B's worker leaves pool A's cases waiting and runs B's; A's run ends on A's worker", async () => {
     server.reset();
     const tag = `pool${Date.now()}`;
@@ -238,18 +259,7 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     // One case per worker: the killed worker held X alone, so every other case runs exactly once.
     await fleet(project, 2, ['--concurrency', '1']);
     const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
-    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
-    const { run_id: runId, pid } = await eventually(async () => {
-      const run = await runFor(`${tag}-x`);
-      return run.status === 'RUNNING' ? run : undefined;
-    });
-    const killedAt = Date.now();
-    process.kill(pid as number, 'SIGKILL');
-    const result = await follower.done;
-    expect(result.code, result.stderr).toBe(0);
-    const [, again] = requestsFor(`${tag}-x`);
-    // lock 3 s + stalled check 1 s, and a second of slack for the check's phase.
-    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
+    const runId = await killExecutorOfX(tag, follower);
     expect(requestsFor(`${tag}-x`)).toHaveLength(2);
     for (let i = 0; i < 5; i++) expect(requestsFor(`${tag}-${i}`)).toHaveLength(1);
     expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 0 });
@@ -268,23 +278,13 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     await fleet(project, 2, ['--concurrency', '1']);
     // One case at a time: the first case's commit hands the slot to X, which its worker executes next.
     const follower = startCli(['eval', 'run', '-j', '1', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
-    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
-    const { run_id: runId, pid } = await eventually(async () => {
-      const run = await runFor(`${tag}-x`);
-      return run.status === 'RUNNING' ? run : undefined;
+    const runId = await killExecutorOfX(tag, follower, async (pid) => {
+      const [first] = await query<{ pid: number }>(
+        `select r.owner_pid as pid from runs r join instances i on i.instance_id = r.instance_id
+          where i.spec like '%${tag}-0%'`,
+      );
+      expect(first?.pid).toBe(pid);
     });
-    const [first] = await query<{ pid: number }>(
-      `select r.owner_pid as pid from runs r join instances i on i.instance_id = r.instance_id
-        where i.spec like '%${tag}-0%'`,
-    );
-    expect(first?.pid).toBe(pid);
-    const killedAt = Date.now();
-    process.kill(pid as number, 'SIGKILL');
-    const result = await follower.done;
-    expect(result.code, result.stderr).toBe(0);
-    const [, again] = requestsFor(`${tag}-x`);
-    // Its lease (3 s) lapses, the next reconcile (every stalled interval, 1 s) sends its job: 2 s of slack.
-    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
     expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 0 });
     expect(rows(project.read('out/index.jsonl')).map((r) => r.outcome)).toEqual(['passed', 'passed']);
   });
