@@ -285,6 +285,8 @@ export class QueueWorker {
   /** Aborts what still runs (each records its own end, if it still holds its epoch) and releases connections. */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    // Takes nothing more: a commit from here on hands its freed slot back to the queue.
+    this.draining = true;
     for (const r of this.running.values()) r.controller.abort();
     await this.worker?.close(true).catch(() => {});
     await this.queue?.close().catch(() => {});

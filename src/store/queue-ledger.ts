@@ -221,10 +221,10 @@ export class QueueLedger {
    * connection whose first attempt went through counts itself superseded: the result is still recorded once.
    *
    * With `chain`, the same statement also claims the handed run for the committing worker, as `claim` would,
-   * unless another group of the pool has a job waiting for a slot (the slot then goes back to the queue, where
-   * job priorities share the fleet between runs). The chained run has no job: no Redis round trip to send it,
-   * none to fetch it and no claim statement. A worker that dies holding it leaves a lapsed lease, and `lost`
-   * sends its job then.
+   * unless a job of the pool waits for a slot: the slot then goes back to the queue, where job priorities share
+   * the fleet between runs, so a chain never goes ahead of a waiting job. The chained run has no job: no Redis
+   * round trip to send it, none to fetch it and no claim statement. A worker that dies holding it leaves a
+   * lapsed lease, and `lost` sends its job then.
    */
   commit(runId: string, epoch: number, finish: RunFinish, now: number, chain?: Chain): Promise<Commit> {
     const c = finishColumns(finish, now);
@@ -261,7 +261,7 @@ export class QueueLedger {
       solo as (
         select (${chain !== undefined} and not exists (
                  select 1 from queue_runs o join fence f on o.pool = f.pool
-                  where o.state = 'dispatched' and o.lease_until is null and o.group_id <> f.group_id))::int as k),
+                  where o.state = 'dispatched' and o.lease_until is null))::int as k),
       handed as (
         update queue_runs q set state = 'dispatched', dispatched_at = ${now}, dispatches = q.dispatches + 1,
                epoch = q.epoch + s.k, executions = q.executions + s.k,
