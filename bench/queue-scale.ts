@@ -1,6 +1,6 @@
 // The queue runner's scaling (issue 13): one eval of N cases against the fake model (200 ms), executed by 1, 2
 // and 4 `proctor worker` processes of concurrency 10 on Redis + PostgreSQL.
-//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4]
+//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4] [--cpu-prof DIR]
 // Prints wall ÷ ideal (ideal = cases × latency ÷ (workers × 10)) and the CPU per case summed over the follower
 // and every worker (dispatch, claim, commit and the engine's own per-case work). Goals: ≤ 1.3×, ≤ 2 ms.
 // `over_local` is that CPU less what the local runner spends per case on the same eval (SQLite, one process,
@@ -25,11 +25,14 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '10' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    // A CPU profile of every proctor process (follower and workers) into DIR, one file per process.
+    'cpu-prof': { type: 'string' },
   },
 });
 const cases = Number(values.cases);
 const latencyMs = Number(values['latency-ms']);
 const perWorker = Number(values.concurrency);
+const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
 
 /** User + system CPU seconds of a live process, from /proc (USER_HZ 100). */
 const cpuOf = (pid: number): number => {
@@ -97,7 +100,7 @@ try {
       );
       writeFileSync(join(dir, 'bench.eval.yaml'), evalText(server.url));
       for (let i = 0; i < n; i++) {
-        const worker = spawn(process.execPath, [cli, 'worker', '--concurrency', String(perWorker)], {
+        const worker = spawn(process.execPath, [...nodeArgs, cli, 'worker', '--concurrency', String(perWorker)], {
           cwd: dir,
           stdio: ['ignore', 'ignore', 'pipe'],
         });
@@ -105,7 +108,7 @@ try {
         workers.push(worker);
       }
       const before = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
-      const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out']);
+      const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out'], nodeArgs);
       const workerCpu = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - before;
       const ideal = (cases * latencyMs) / 1000 / (n * perWorker);
       const perCase = (cpuS: number): number => (cpuS * 1000) / cases;
@@ -115,7 +118,14 @@ try {
       );
       process.stderr.write(`${rows.at(-1)}\n`);
     } finally {
-      for (const w of workers) w.kill('SIGKILL');
+      // A profiled worker writes its profile as it exits: it is drained (SIGTERM), not killed.
+      await Promise.all(
+        workers.map((w) => {
+          const exited = new Promise((resolve) => w.once('exit', resolve));
+          w.kill(values['cpu-prof'] ? 'SIGTERM' : 'SIGKILL');
+          return exited;
+        }),
+      );
       rmSync(dir, { recursive: true, force: true });
       await lobby((c) => c.query(`drop database if exists ${db} with (force)`));
       await dropPool(db);

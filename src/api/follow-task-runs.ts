@@ -1,10 +1,11 @@
 import type { Submitted } from '../runners/runner.js';
 import { sleep } from '../sleep.js';
-import { isTerminal, type JournalEntry, type RunRecord, type Store } from '../store/store.js';
+import { isTerminal, type RunRecord, type Store } from '../store/store.js';
+import { type EntryView, entryView } from './task-entry.js';
 
 /** What following task runs reports: a step a run completed (journaled), or a run's terminal record. */
 export type TaskRunEvent =
-  | { kind: 'entry'; index: number; entry: JournalEntry; stepType: string | undefined }
+  | { kind: 'entry'; index: number; view: EntryView }
   | { kind: 'finished'; index: number; run: RunRecord };
 
 export interface FollowTaskRunsOptions {
@@ -44,7 +45,7 @@ export const followTaskRuns = async (
       }
       const entries = (await store.readJournal(s.instanceId)).filter((e) => e.seq > (seen.get(s.runId) ?? 0));
       for (const entry of entries) {
-        o.onEvent({ kind: 'entry', index, entry, stepType: types.get(s.runId)?.get(entry.stepId) });
+        o.onEvent({ kind: 'entry', index, view: entryView(entry, types.get(s.runId)?.get(entry.stepId)) });
         seen.set(s.runId, entry.seq);
       }
       if (isTerminal(run.status)) o.onEvent({ kind: 'finished', index, run });

@@ -4,7 +4,7 @@ import { executeRun, released } from '../engine/execute-run.js';
 import { ProjectFiles } from '../engine/project-files.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
-import type { ClaimedRun, JobRef } from '../store/queue-ledger.js';
+import type { Claim, ClaimedRun, Commit } from '../store/queue-ledger.js';
 import type { Store } from '../store/store.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
 import { currentOwner } from './owner.js';
@@ -33,6 +33,8 @@ const requestOf = (runId: string, run: ClaimedRun, work: QueuedRequest): RunRequ
   ...(work.case ? { case: work.case } : {}),
   ...(run.startStep !== null ? { startStep: run.startStep } : {}),
 });
+
+type ClaimedAttempt = Extract<Claim, { kind: 'claimed' }>;
 
 interface Running {
   epoch: number;
@@ -111,8 +113,7 @@ export class QueueWorker {
 
   private async process(job: Job<JobData>, token: string | undefined): Promise<string> {
     const { runId } = job.data;
-    const ledger = this.store.queueLedger();
-    const claim = await ledger.claim(runId, this.id, this.owner, Date.now(), this.config.lockMs);
+    const claim = await this.store.queueLedger().claim(runId, this.id, this.owner, Date.now(), this.config.lockMs);
     if (claim.kind === 'duplicate') return 'duplicate';
     if (claim.kind === 'held') {
       // Another worker holds a live lease (it may be slow, or blocked): look again once it would have lapsed.
@@ -120,10 +121,28 @@ export class QueueWorker {
       await job.moveToDelayed(claim.untilMs + 100, token);
       throw new DelayedError();
     }
+    // Each commit may hand this worker the next run of the same group to execute in the same slot (a chain):
+    // the job stays active, and BullMQ keeps renewing its lock, until the chain ends.
+    let current: { runId: string; claim: ClaimedAttempt } | undefined = { runId, claim };
+    let ended: string | undefined;
+    while (current) {
+      const step = await this.execute(current.runId, current.claim);
+      ended = step.ended;
+      current = step.chained;
+    }
+    return ended ?? 'done';
+  }
+
+  /** Executes one claimed run; returns how it ended and the run its commit chained to this worker, if any. */
+  private async execute(
+    runId: string,
+    claim: ClaimedAttempt,
+  ): Promise<{ ended: string; chained?: { runId: string; claim: ClaimedAttempt } }> {
+    const ledger = this.store.queueLedger();
     const controller = new AbortController();
     if (claim.cancelRequested) controller.abort();
     this.running.set(runId, { epoch: claim.epoch, controller });
-    let next: JobRef | undefined;
+    let handed: Commit = { committed: false };
     try {
       await executeRun(requestOf(runId, claim.run, claim.work as unknown as QueuedRequest), {
         store: this.store,
@@ -132,19 +151,23 @@ export class QueueWorker {
         signal: controller.signal,
         freshInstance: claim.run.first,
         commit: async (id, finish, now) => {
-          const done = await ledger.commit(id, claim.epoch, finish, now);
-          next = done.next;
-          return done.committed;
+          // A draining worker takes nothing more: the freed slot goes back to the queue.
+          const chain = this.draining ? undefined : { worker: this.id, owner: this.owner, leaseMs: this.config.lockMs };
+          handed = await ledger.commit(id, claim.epoch, finish, now, chain);
+          return handed.committed;
         },
         projectFiles: this.projectFiles,
       });
     } finally {
       this.running.delete(runId);
     }
+    const ended = controller.signal.reason === released ? 'released' : 'done';
+    const { next, chained } = handed;
+    if (chained) return { ended, chained };
     // Sent before this job completes, so BullMQ's completion fetches it (or another) in the same call.
     if (next && this.queue) await sendJobs(this.queue, [next]).catch(() => {});
     else void this.dispatchNow();
-    return controller.signal.reason === released ? 'released' : 'done';
+    return { ended };
   }
 
   /**
@@ -262,6 +285,8 @@ export class QueueWorker {
   /** Aborts what still runs (each records its own end, if it still holds its epoch) and releases connections. */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    // Takes nothing more: a commit from here on hands its freed slot back to the queue.
+    this.draining = true;
     for (const r of this.running.values()) r.controller.abort();
     await this.worker?.close(true).catch(() => {});
     await this.queue?.close().catch(() => {});

@@ -55,11 +55,20 @@ export type Claim =
 
 /**
  * A commit's outcome: `committed` (this execution's end is the run's record) and, when it committed, the run
- * handed the freed slot (`next`, already marked dispatched: its job is the committer's to send).
+ * handed the freed slot: `next`, marked dispatched, whose job is the committer's to send, or `chained`, already
+ * claimed for the committing worker, which executes it without a job.
  */
 export interface Commit {
   committed: boolean;
   next?: JobRef;
+  chained?: { runId: string; claim: Extract<Claim, { kind: 'claimed' }> };
+}
+
+/** The committing worker, when it would execute the run its commit frees a slot for (see `commit`). */
+export interface Chain {
+  worker: string;
+  owner: RunOwner;
+  leaseMs: number;
 }
 
 export interface ExecutionStats {
@@ -71,6 +80,43 @@ export interface ExecutionStats {
 
 const active = sql`('QUEUED', 'RUNNING')`;
 const num = (v: unknown): number => Number(v);
+
+/** What a claim reads in its statement: the ledger row it took and the run and instance it executes. */
+interface ClaimRow {
+  epoch: number | null;
+  executions: number | null;
+  work: string | null;
+  asked: string | null;
+  started: number | null;
+  grp: string | null;
+  instance: string | null;
+  target: string | null;
+  metadata: string | null;
+  spec: string | null;
+  context: string | null;
+  start_step: string | null;
+}
+
+/** The claim a row holds, or undefined when its run turned terminal before it could start (nothing runs). */
+const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefined => {
+  if (num(row.started) === 0 || row.grp === null || row.instance === null || row.spec === null) return undefined;
+  return {
+    kind: 'claimed',
+    epoch: num(row.epoch),
+    work: JSON.parse(row.work ?? '{}') as JsonObject,
+    cancelRequested: row.asked !== null,
+    run: {
+      groupId: row.grp,
+      instanceId: row.instance,
+      target: row.target,
+      metadata: JSON.parse(row.metadata ?? '{}') as JsonObject,
+      spec: JSON.parse(row.spec) as JsonObject,
+      context: JSON.parse(row.context ?? '{}') as JsonObject,
+      startStep: row.start_step,
+      first: num(row.executions) === 1,
+    },
+  };
+};
 
 /**
  * The queue runner's record in PostgreSQL: dispatch under the fleet-wide limits, claims that bump an epoch,
@@ -145,20 +191,7 @@ export class QueueLedger {
    * run that is terminal by then is a duplicate.
    */
   async claim(runId: string, worker: string, owner: RunOwner, now: number, leaseMs: number): Promise<Claim> {
-    const taken = await sql<{
-      epoch: number;
-      executions: number;
-      work: string;
-      asked: string | null;
-      started: number | null;
-      grp: string | null;
-      instance: string | null;
-      target: string | null;
-      metadata: string | null;
-      spec: string | null;
-      context: string | null;
-      start_step: string | null;
-    }>`
+    const taken = await sql<ClaimRow>`
       with q as (
         update queue_runs set epoch = epoch + 1, executions = executions + 1, lease_until = ${now + leaseMs},
                worker = ${worker}, state = 'dispatched'
@@ -177,25 +210,7 @@ export class QueueLedger {
     const row = taken.rows[0];
     if (!row) return this.notClaimed(runId);
     // Terminal in the instant between (a commit or cancel won the race): nothing runs.
-    if (num(row.started) === 0 || row.grp === null || row.instance === null || row.spec === null) {
-      return { kind: 'duplicate' };
-    }
-    return {
-      kind: 'claimed',
-      epoch: num(row.epoch),
-      work: JSON.parse(row.work) as JsonObject,
-      cancelRequested: row.asked !== null,
-      run: {
-        groupId: row.grp,
-        instanceId: row.instance,
-        target: row.target,
-        metadata: JSON.parse(row.metadata ?? '{}') as JsonObject,
-        spec: JSON.parse(row.spec) as JsonObject,
-        context: JSON.parse(row.context ?? '{}') as JsonObject,
-        startStep: row.start_step,
-        first: num(row.executions) === 1,
-      },
-    };
+    return claimedOf(row) ?? { kind: 'duplicate' };
   }
 
   /**
@@ -204,11 +219,17 @@ export class QueueLedger {
    * same group with the same limits (it fits them exactly, so no dispatch has to count the fleet). A commit
    * that no longer holds the epoch changes nothing but the superseded count. A commit retried after a lost
    * connection whose first attempt went through counts itself superseded: the result is still recorded once.
+   *
+   * With `chain`, the same statement also claims the handed run for the committing worker, as `claim` would,
+   * unless a job of the pool waits for a slot: the slot then goes back to the queue, where job priorities share
+   * the fleet between runs, so a chain never goes ahead of a waiting job. The chained run has no job: no Redis
+   * round trip to send it, none to fetch it and no claim statement. A worker that dies holding it leaves a
+   * lapsed lease, and `lost` sends its job then.
    */
-  commit(runId: string, epoch: number, finish: RunFinish, now: number): Promise<Commit> {
+  commit(runId: string, epoch: number, finish: RunFinish, now: number, chain?: Chain): Promise<Commit> {
     const c = finishColumns(finish, now);
     const r = finish.result;
-    const committing = sql<{ finished: string; next: string | null; n: number | null; executing: string }>`
+    const committing = sql<ClaimRow & { finished: string; next: string | null; n: number | null; executing: string }>`
       with fence as (
         update queue_runs set state = 'done', lease_until = null
          where run_id = ${runId} and epoch = ${epoch} and state = 'dispatched'
@@ -237,18 +258,41 @@ export class QueueLedger {
             on q.group_id = f.group_id and q.pool = f.pool and q.limits = f.limits
          where q.state = 'queued' and w.status = 'QUEUED' and exists (select 1 from fin)
          order by q.created_at, q.run_id limit 1 for update of q skip locked),
+      solo as (
+        select (${chain !== undefined} and not exists (
+                 select 1 from queue_runs o join fence f on o.pool = f.pool
+                  where o.state = 'dispatched' and o.lease_until is null))::int as k),
       handed as (
-        update queue_runs q set state = 'dispatched', dispatched_at = ${now}, dispatches = q.dispatches + 1
-          from nxt where q.run_id = nxt.run_id
-        returning q.run_id, q.dispatches)
+        update queue_runs q set state = 'dispatched', dispatched_at = ${now}, dispatches = q.dispatches + 1,
+               epoch = q.epoch + s.k, executions = q.executions + s.k,
+               lease_until = case when s.k = 1 then ${now + (chain?.leaseMs ?? 0)}::bigint end,
+               worker = case when s.k = 1 then ${chain?.worker ?? null}::text else q.worker end
+          from nxt, solo s where q.run_id = nxt.run_id
+        returning q.run_id, q.dispatches, q.epoch, q.executions, q.work, s.k = 1 as chained),
+      took as (
+        update runs set status = 'RUNNING', started_at = ${now}, seen_at = ${now},
+               owner_host = ${chain?.owner.host ?? null}::text, owner_pid = ${chain?.owner.pid ?? null}::int,
+               owner_started_at = ${chain?.owner.startedAt ?? null}::bigint
+         where run_id = (select run_id from handed where chained) and status = 'QUEUED'
+        returning run_id, cancel_requested_at, group_id, instance_id, target, metadata)
       select (select count(*) from fin) as finished, handed.run_id as next, handed.dispatches as n,
+             case when handed.chained then handed.epoch end as epoch, handed.executions as executions,
+             handed.work as work, t.cancel_requested_at as asked, (select count(*) from took) as started,
+             t.group_id as grp, t.instance_id as instance, t.target as target, t.metadata as metadata,
+             i.spec as spec, i.context as context, i.start_step as start_step,
              (select count(*) from queue_runs c join fence f on c.group_id = f.group_id
                where c.state = 'dispatched' and c.lease_until is not null and c.run_id <> ${runId}) as executing
-        from (select 1) one left join handed on true`;
+        from (select 1) one left join handed on true left join took t on true
+        left join instances i on i.instance_id = t.instance_id`;
     return this.reconnect.run(async () => {
       const row = (await committing.execute(this.db)).rows[0];
       const committed = num(row?.finished) === 1;
       if (!committed || !row?.next) return { committed };
+      // Claimed for this worker: its run turned terminal meanwhile (a cancel) when the claim found nothing to run.
+      if (row.epoch !== null) {
+        const claim = claimedOf(row);
+        return claim ? { committed, chained: { runId: row.next, claim } } : { committed };
+      }
       return {
         committed,
         next: { runId: row.next, dispatches: num(row.n), priority: priorityOf(num(row.executing)) },
@@ -309,9 +353,10 @@ export class QueueLedger {
   }
 
   /**
-   * Runs whose job may be gone (Redis lost it, or a dispatcher died between marking and sending): dispatched
-   * and unclaimed for `graceMs`, or running with a lease lapsed for `graceMs`. Re-sending is harmless: the same
-   * job id dedupes while the job exists, and a claim refuses what is terminal or held.
+   * Runs whose job may be gone (Redis lost it, a dispatcher died between marking and sending, or the worker
+   * executing a chained run died): dispatched and unclaimed for `graceMs`, or running with a lapsed lease.
+   * Re-sending is harmless: the same job id dedupes while the job exists, and a claim refuses what is terminal
+   * or held.
    */
   async lost(pool: string, now: number, graceMs: number): Promise<JobRef[]> {
     const before = now - graceMs;
@@ -324,7 +369,7 @@ export class QueueLedger {
       select q.run_id as id, q.dispatches as n from queue_runs q join runs r on r.run_id = q.run_id
        where q.pool = ${pool} and q.state = 'dispatched'
          and ((r.status = 'QUEUED' and q.dispatched_at < ${before})
-           or (r.status = 'RUNNING' and q.lease_until < ${before}))`.execute(this.db);
+           or (r.status = 'RUNNING' and q.lease_until < ${now}))`.execute(this.db);
     // First in line: they have waited longest.
     return rows.rows.map((r) => ({ runId: r.id, dispatches: num(r.n), priority: 1 }));
   }

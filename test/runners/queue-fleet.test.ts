@@ -165,6 +165,40 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     )[0];
   const requestsFor = (text: string) => server.requests.filter((r) => r.prompt.includes(text));
 
+  /** One case, `${tag}-x` with `directives`, followed on `workers` new workers: once the fake model has its request. */
+  const oneCaseStarted = async (tag: string, directives: string, workers: number) => {
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x ${directives}`]) },
+    });
+    const started = await fleet(project, workers);
+    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId } = await runFor(`${tag}-x`);
+    return { project, follower, runId, started };
+  };
+
+  /**
+   * SIGKILLs the worker executing `${tag}-x` once the fake model has its request (`check` sees the pid first),
+   * waits for the follower to succeed, and checks X was requested again within lock 3 s + stalled check 1 s,
+   * with 2 s of slack for the check's phase. Returns X's run id.
+   */
+  const killExecutorOfX = async (tag: string, follower: CliProcess, check?: (pid: number) => Promise<void>) => {
+    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
+    const { run_id: runId, pid } = await eventually(async () => {
+      const run = await runFor(`${tag}-x`);
+      return run.status === 'RUNNING' ? run : undefined;
+    });
+    await check?.(pid as number);
+    const killedAt = Date.now();
+    process.kill(pid as number, 'SIGKILL');
+    const result = await follower.done;
+    expect(result.code, result.stderr).toBe(0);
+    const [, again] = requestsFor(`${tag}-x`);
+    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
+    return runId;
+  };
+
   it("serves only its --pool: pool B's worker leaves pool A's cases waiting and runs B's; A's run ends on A's worker", async () => {
     server.reset();
     const tag = `pool${Date.now()}`;
@@ -225,18 +259,7 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     // One case per worker: the killed worker held X alone, so every other case runs exactly once.
     await fleet(project, 2, ['--concurrency', '1']);
     const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
-    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
-    const { run_id: runId, pid } = await eventually(async () => {
-      const run = await runFor(`${tag}-x`);
-      return run.status === 'RUNNING' ? run : undefined;
-    });
-    const killedAt = Date.now();
-    process.kill(pid as number, 'SIGKILL');
-    const result = await follower.done;
-    expect(result.code, result.stderr).toBe(0);
-    const [, again] = requestsFor(`${tag}-x`);
-    // lock 3 s + stalled check 1 s, and a second of slack for the check's phase.
-    expect((again?.at ?? Number.POSITIVE_INFINITY) - killedAt).toBeLessThan(3000 + 1000 + 2000);
+    const runId = await killExecutorOfX(tag, follower);
     expect(requestsFor(`${tag}-x`)).toHaveLength(2);
     for (let i = 0; i < 5; i++) expect(requestsFor(`${tag}-${i}`)).toHaveLength(1);
     expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 0 });
@@ -245,17 +268,32 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
     expect(bundle.every((r) => r.outcome === 'passed')).toBe(true);
   });
 
+  it('re-runs a case its dead worker took on from its own commit (no job of its own) on another worker', async () => {
+    server.reset();
+    const tag = `chain${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-0`, `${tag}-x [[hang times:1]]`]) },
+    });
+    await fleet(project, 2, ['--concurrency', '1']);
+    // One case at a time: the first case's commit hands the slot to X, which its worker executes next.
+    const follower = startCli(['eval', 'run', '-j', '1', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
+    const runId = await killExecutorOfX(tag, follower, async (pid) => {
+      const [first] = await query<{ pid: number }>(
+        `select r.owner_pid as pid from runs r join instances i on i.instance_id = r.instance_id
+          where i.spec like '%${tag}-0%'`,
+      );
+      expect(first?.pid).toBe(pid);
+    });
+    expect(await executionsOf(runId)).toEqual({ epoch: 2, executions: 2, superseded: 0 });
+    expect(rows(project.read('out/index.jsonl')).map((r) => r.outcome)).toEqual(['passed', 'passed']);
+  });
+
   it("refuses a blocked worker's late commit once another worker has taken the case over", async () => {
     server.reset();
     const tag = `block${Date.now()}`;
-    const project = queueProject({
-      storeUrl: db.url,
-      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-x [[latency:1500]]`]) },
-    });
-    const [blocked] = await fleet(project, 1);
-    const follower = startCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 60_000 });
-    await eventually(async () => (requestsFor(`${tag}-x`).length === 1 ? true : undefined));
-    const { run_id: runId } = await runFor(`${tag}-x`);
+    const { project, follower, runId, started } = await oneCaseStarted(tag, '[[latency:1500]]', 1);
+    const [blocked] = started;
     // A stopped process is a blocked event loop: it renews no lease and its lock lapses.
     blocked?.child.kill('SIGSTOP');
     try {
@@ -295,6 +333,34 @@ ${tests.map((q, i) => `  - { id: t${i}, vars: { q: "${q}" } }`).join('\n')}
       });
       expect(finished.returnvalue).toBe('duplicate');
       expect(finished.data).toEqual({ v: 1, runId });
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    expect(requestsFor(`${tag}-x`)).toHaveLength(1);
+    expect(await executionsOf(runId)).toEqual({ epoch: 1, executions: 1, superseded: 0 });
+  });
+
+  it('holds back a delivery of a case that is executing, then acknowledges it: the target is called once', async () => {
+    server.reset();
+    const tag = `dupl${Date.now()}`;
+    const { project, follower, runId } = await oneCaseStarted(tag, '[[latency:2000]]', 2);
+    const { Queue } = await import('bullmq');
+    const { createHash } = await import('node:crypto');
+    const queue = new Queue(`proctor-${project.pool}`, { connection: { host: '127.0.0.1', port: 6379 } });
+    try {
+      // The same job again (its id is the run's and its dispatch number's): BullMQ keeps the one it has.
+      const sameId = `r-${createHash('sha256').update(runId).digest('hex').slice(0, 32)}-1`;
+      await queue.add('case', { v: 1, runId }, { jobId: sameId });
+      // A second job for the same attempt, delivered to the idle worker while the first still executes.
+      const job = await queue.add('case', { v: 1, runId }, { jobId: `again-${Date.now()}`, removeOnComplete: false });
+      const finished = await eventually(async () => {
+        const seen = await queue.getJob(job.id as string);
+        return seen?.finishedOn ? seen : undefined;
+      });
+      expect(finished.returnvalue).toBe('duplicate');
+      const result = await follower.done;
+      expect(result.code, result.stderr).toBe(0);
     } finally {
       await queue.obliterate({ force: true });
       await queue.close();
