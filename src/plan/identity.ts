@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { CaseIdentity } from '../records.js';
 import { stableJson } from '../stable-json.js';
 
 // The first 10 bytes, hex-encoded straight to a 20-character string: `.slice` of the full hex would keep a sliced
-// string alive with its 64-character parent, held twice (key and fingerprint) by every case of a plan.
-const hash = (text: string): string => createHash('sha256').update(text).digest().toString('hex', 0, 10);
+// string alive with its 64-character parent, held twice (key and fingerprint) by every case of a plan. The
+// one-shot digest makes no Hash object: a plan hashes three times per case.
+const hash = (text: string): string => digest('sha256', text, 'buffer').toString('hex', 0, 10);
 
 /**
  * The stable key of a case. Field order is fixed here, not taken from the object, so the same identity

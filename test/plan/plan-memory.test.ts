@@ -140,4 +140,15 @@ describe('a plan in memory', () => {
     const perAssertion = bytes / own.length;
     expect(perAssertion).toBeLessThan(50);
   });
+  it('holds one spec for an assertion written alike in every test, and each test its own otherwise', () => {
+    const lines = Array.from({ length: 1_000 }, (_, i) =>
+      JSON.stringify({ vars: { q: `q${i}` }, assert: [{ type: 'is-json' }, { type: 'equals', value: `a${i}` }] }),
+    );
+    const p = tempProject({ 'tests.jsonl': `${lines.join('\n')}\n` });
+    projects.push(p);
+    const source = YamlSource.parse('suite.eval.yaml', 'tests: file://tests.jsonl\n');
+    const drafts = [...draftTests(source, 'file://tests.jsonl', p.dir, p.dir)];
+    expect(new Set(drafts.map((d) => d.assert[0])).size).toBe(1);
+    expect(new Set(drafts.map((d) => d.assert[1])).size).toBe(1_000);
+  });
 });
