@@ -6,21 +6,39 @@ import { caseKey, fingerprintOf } from './identity.js';
 import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
 
-/** One cell of the matrix, ready to compile into a task. */
-export interface PlannedCase {
-  identity: CaseIdentity;
-  key: string;
-  fingerprint: string;
-  /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
-  promptSpec: PromptSpec;
-  vars: JsonObject;
-  target: TargetSpec;
-  test: TestSpec;
-  assert: AssertionSpec[];
-  threshold: number;
-  /** Directory of the eval file: graders' `file://` references resolve against it. */
-  evalDir: string;
-  eval: EvalSpec;
+/**
+ * One cell of the matrix, ready to compile into a task. Its test's vars, assertions and threshold are read
+ * from the test, not held again by each case: a 100,000-case plan holds every case until it is taken.
+ */
+export class PlannedCase {
+  readonly eval: EvalSpec;
+
+  constructor(
+    readonly identity: CaseIdentity,
+    readonly key: string,
+    readonly fingerprint: string,
+    /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
+    readonly promptSpec: PromptSpec,
+    readonly target: TargetSpec,
+    readonly test: TestSpec,
+    /** Directory of the eval file: graders' `file://` references resolve against it. */
+    readonly evalDir: string,
+    spec: EvalSpec,
+  ) {
+    this.eval = spec;
+  }
+
+  get vars(): JsonObject {
+    return this.test.vars;
+  }
+
+  get assert(): AssertionSpec[] {
+    return this.test.assert;
+  }
+
+  get threshold(): number {
+    return this.test.threshold;
+  }
 }
 
 export interface MatrixOptions {
@@ -81,19 +99,9 @@ export const expandMatrix = (
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {
             const identity = { eval: spec.path, test: test.id, prompt: promptSpec.id, target: target.label, sample };
-            cases.push({
-              identity,
-              key: caseKey(identity),
-              fingerprint,
-              promptSpec,
-              vars: test.vars,
-              target,
-              test,
-              assert: test.assert,
-              threshold: test.threshold,
-              evalDir,
-              eval: spec,
-            });
+            cases.push(
+              new PlannedCase(identity, caseKey(identity), fingerprint, promptSpec, target, test, evalDir, spec),
+            );
           }
         }
       }
