@@ -7,25 +7,29 @@ import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
 
 /**
- * One cell of the matrix, ready to compile into a task. Its test's vars, assertions and threshold are read
- * from the test, not held again by each case: a 100,000-case plan holds every case until it is taken.
+ * One cell of the matrix, ready to compile into a task. What its test, prompt, target and eval already hold
+ * (identity, vars, assertions, threshold, the eval's folder) is read from them, not held again by each case:
+ * a 100,000-case plan holds every case until it is taken.
  */
 export class PlannedCase {
   readonly eval: EvalSpec;
 
   constructor(
-    readonly identity: CaseIdentity,
     readonly key: string,
     readonly fingerprint: string,
     /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
     readonly promptSpec: PromptSpec,
     readonly target: TargetSpec,
     readonly test: TestSpec,
-    /** Directory of the eval file: graders' `file://` references resolve against it. */
-    readonly evalDir: string,
+    readonly sample: number,
     spec: EvalSpec,
   ) {
     this.eval = spec;
+  }
+
+  /** A new object on each read: take it once where it is used more than once. */
+  get identity(): CaseIdentity {
+    return identityOf(this.eval, this.test, this.promptSpec, this.target, this.sample);
   }
 
   get vars(): JsonObject {
@@ -39,7 +43,20 @@ export class PlannedCase {
   get threshold(): number {
     return this.test.threshold;
   }
+
+  /** Directory of the eval file: graders' `file://` references resolve against it. */
+  get evalDir(): string {
+    return dirname(this.eval.file);
+  }
 }
+
+const identityOf = (
+  spec: EvalSpec,
+  test: TestSpec,
+  prompt: PromptSpec,
+  target: TargetSpec,
+  sample: number,
+): CaseIdentity => ({ eval: spec.path, test: test.id, prompt: prompt.id, target: target.label, sample });
 
 export interface MatrixOptions {
   /** `--repeat`: samples per case, replacing the eval's `repeat`. */
@@ -98,10 +115,8 @@ export const expandMatrix = (
         for (const target of spec.targets) {
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {
-            const identity = { eval: spec.path, test: test.id, prompt: promptSpec.id, target: target.label, sample };
-            cases.push(
-              new PlannedCase(identity, caseKey(identity), fingerprint, promptSpec, target, test, evalDir, spec),
-            );
+            const key = caseKey(identityOf(spec, test, promptSpec, target, sample));
+            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, test, sample, spec));
           }
         }
       }
