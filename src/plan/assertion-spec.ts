@@ -1,17 +1,40 @@
 import { z } from 'zod';
 import { assertionCommonSchema, assertionConfigSchema, parseAssertionType } from '../graders/assertion.js';
 import type { GraderDef } from '../graders/grader.js';
-import { graderKinds, graders } from '../graders/registry.js';
+import { type GraderKind, graderKinds, graders } from '../graders/registry.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
 import { existingFile } from './files.js';
 import type { Path, Source } from './source.js';
 import type { AssertionSpec } from './spec.js';
 import { nearest } from './suggest.js';
+import { isJsonObject } from './test-shape.js';
 import { objectSchema } from './zod-walk.js';
 
 const commonKeys = Object.keys(assertionCommonSchema.shape);
 const jsonObject = z.record(z.string(), z.json());
+/** `weight` and `required` of an assertion that sets neither, as the schema defaults them. */
+const commonDefaults = assertionCommonSchema.parse({ type: 'contains' });
+
+/** The keys an assertion of `kind` may have, worked out once per kind rather than per assertion. */
+const allowedKeys = new Map<GraderKind, readonly string[] | undefined>();
+const keysOf = (kind: GraderKind): readonly string[] | undefined => {
+  if (!allowedKeys.has(kind)) {
+    const shape = objectSchema(assertionConfigSchema(kind))?.shape;
+    allowedKeys.set(kind, shape ? [...commonKeys, ...Object.keys(shape)] : undefined);
+  }
+  return allowedKeys.get(kind);
+};
+
+/** The common keys as the schema takes them; without zod when only `type` is set, as in most assertions. */
+const commonOf = (source: Source, path: Path, common: Record<string, unknown>) => {
+  let only = true;
+  for (const key in common) only &&= key === 'type';
+  if (only) return { ...commonDefaults, type: common.type as string };
+  const parsed = assertionCommonSchema.safeParse(common);
+  if (!parsed.success) throw source.zodError(parsed.error, path, assertionCommonSchema);
+  return parsed.data;
+};
 
 const unknownTypeHint = (type: string): string => {
   const negated = type.startsWith('not-');
@@ -44,18 +67,19 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
   const schema = assertionConfigSchema(parsedType.kind);
   const common: Record<string, unknown> = {};
   const config: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) (commonKeys.includes(key) ? common : config)[key] = value;
-  const shape = objectSchema(schema)?.shape;
-  if (shape) {
-    const unknown = source.unknownKey(path, raw, [...commonKeys, ...Object.keys(shape)]);
+  for (const key in raw) (commonKeys.includes(key) ? common : config)[key] = raw[key];
+  const allowed = keysOf(parsedType.kind);
+  if (allowed) {
+    const unknown = source.unknownKey(path, raw, allowed);
     if (unknown) throw unknown;
   }
-  const commonParsed = assertionCommonSchema.safeParse(common);
-  if (!commonParsed.success) throw source.zodError(commonParsed.error, path, assertionCommonSchema);
+  const commonParsed = commonOf(source, path, common);
   const configParsed = schema.safeParse(config);
   if (!configParsed.success) throw source.zodError(configParsed.error, path, schema);
-  const json = jsonObject.safeParse(config);
-  if (!json.success) throw source.zodError(json.error, path, schema);
+  if (!isJsonObject(config)) {
+    const json = jsonObject.safeParse(config);
+    if (!json.success) throw source.zodError(json.error, path, schema);
+  }
 
   // Widened, as the engine does: each registry entry is a GraderDef, and one call site serves every kind.
   const def: GraderDef = graders[parsedType.kind];
@@ -65,12 +89,12 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
     existingFile(source, key === undefined ? path : [...path, key], file, baseDir);
   }
 
-  const { weight, required, id, threshold } = commonParsed.data;
+  const { weight, required, id, threshold } = commonParsed;
   const hasReferences = Boolean(references?.files?.length || references?.commands?.length);
   // Most assertions have none of the optional keys: a plain literal takes 64 bytes, the spreads below 96, and a
   // 100,000-test plan holds every assertion. Same keys in the same order either way.
   if (id === undefined && threshold === undefined && !hasReferences && !def.judged) {
-    return { type: parsedType.kind, negate: parsedType.negate, weight, required, config: json.data as JsonObject };
+    return { type: parsedType.kind, negate: parsedType.negate, weight, required, config: config as JsonObject };
   }
   return {
     type: parsedType.kind,
@@ -79,8 +103,56 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
     required,
     ...(id !== undefined ? { id } : {}),
     ...(threshold !== undefined ? { threshold } : {}),
-    config: json.data as JsonObject,
+    config: config as JsonObject,
     ...(hasReferences ? { references } : {}),
     ...(def.judged ? { where: source.pos(path) } : {}),
   };
+};
+
+/** Builds the assertions of one file's tests, whose files resolve against `baseDir`. */
+export type AssertionBuilder = (source: Source, path: Path, raw: unknown) => AssertionSpec;
+
+/**
+ * buildAssertion for the many tests of one file: an assertion written like one of the last few met (a CSV
+ * column's check, a suite-wide `is-json`) shares that one's spec, so it is validated once and held once. Only
+ * the last few are compared, without serialising anything: a file may have as many distinct assertions as
+ * tests. A judged assertion keeps where it was written (its judge's errors point there), so it is never shared.
+ */
+export const assertionBuilder = (baseDir: string): AssertionBuilder => {
+  const recent: { raw: unknown; spec: AssertionSpec }[] = [];
+  return (source, path, raw) => {
+    // Equal to a value that passed: the same assertion, its values JSON as that one's were. The one met goes
+    // first again, so a check every test has stays among the few kept beside each test's own.
+    const at = recent.findIndex((r) => sameJson(raw, r.raw));
+    const hit = recent[at];
+    if (hit) {
+      recent.splice(at, 1);
+      recent.unshift(hit);
+      return hit.spec;
+    }
+    const spec = buildAssertion(source, path, raw, baseDir);
+    if (spec.where === undefined) {
+      recent.unshift({ raw, spec });
+      if (recent.length > sharedAssertions) recent.pop();
+    }
+    return spec;
+  };
+};
+
+const sharedAssertions = 4;
+
+/** Deep equality of two parsed JSON / YAML values (same keys, same primitives). */
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+    count++;
+  }
+  for (const _ in y) count--;
+  return count === 0;
 };

@@ -48,7 +48,7 @@ export const cassetteRefs = (cases: readonly PlannedCase[], mode: CassetteMode) 
     }
   }
   return (c: PlannedCase): CassetteRef => ({
-    file: path.posix.join(cassettesDir, c.identity.eval, `${c.key}.jsonl`),
+    file: path.posix.join(cassettesDir, c.eval.path, `${c.key}.jsonl`),
     mode,
   });
 };

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../records.js';
-import { buildAssertion } from './assertion-spec.js';
+import { assertionBuilder } from './assertion-spec.js';
 import { readCsvTable } from './csv-table.js';
 import type { DraftTest } from './load-tests.js';
 import { PointSource } from './source.js';
@@ -12,6 +12,7 @@ import type { AssertionSpec } from './spec.js';
  */
 export const csvTests = (display: string, text: string, evalDir: string): DraftTest[] => {
   const { names, rows } = readCsvTable(display, text);
+  const buildAssertion = assertionBuilder(evalDir);
   return rows.map((row) => {
     const cellAt = (i: number) => ({ file: display, line: row.line, col: row.cols[i] ?? 1 });
     const vars: JsonObject = {};
@@ -25,7 +26,7 @@ export const csvTests = (display: string, text: string, evalDir: string): DraftT
       else if (name.startsWith('assert:')) {
         if (cell === '') return;
         const raw = { type: name.slice('assert:'.length), value: cell };
-        assert.push(buildAssertion(new PointSource(raw, cellAt(i)), [], raw, evalDir));
+        assert.push(buildAssertion(new PointSource(raw, cellAt(i)), [], raw));
       } else vars[name] = cell;
     });
     const where = cellAt(Math.max(0, names.indexOf('id')));

@@ -100,10 +100,12 @@ const limitLists = (
   return (c) => lists.get(c.eval)?.get(c.target.label) ?? [budget];
 };
 
-const evalPathsOf = (cases: readonly PlannedCase[]): string[] => [...new Set(cases.map((c) => c.identity.eval))];
+const evalPathsOf = (cases: readonly PlannedCase[]): string[] => [...new Set(cases.map((c) => c.eval.path))];
 
-const describeCase = (c: PlannedCase): string =>
-  `${c.identity.eval} · ${c.identity.test} · ${c.identity.prompt} · ${c.identity.target}${c.identity.sample ? ` #${c.identity.sample}` : ''}`;
+const describeCase = (c: PlannedCase): string => {
+  const { identity } = c;
+  return `${identity.eval} · ${identity.test} · ${identity.prompt} · ${identity.target}${identity.sample ? ` #${identity.sample}` : ''}`;
+};
 
 /** Reads the earlier bundle and picks the cases to run; refuses a resume whose cases changed underneath it. */
 const selectFromPrior = (

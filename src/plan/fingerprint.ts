@@ -117,6 +117,8 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
   };
 
   const assertions = jsonOnce<AssertionSpec, string>((a, evalDir) => {
+    // Most have neither: serialised as they are, the same JSON without a copy.
+    if (a.references === undefined && a.where === undefined) return a;
     const files = referencedFiles(a.references, evalDir);
     return { ...a, references: undefined, where: undefined, ...(files ? { files } : {}) };
   });

@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { CaseIdentity } from '../records.js';
 import { stableJson } from '../stable-json.js';
 
-// The first 10 bytes, hex-encoded straight to a 20-character string: `.slice` of the full hex would keep a sliced
-// string alive with its 64-character parent, held twice (key and fingerprint) by every case of a plan.
-const hash = (text: string): string => createHash('sha256').update(text).digest().toString('hex', 0, 10);
+// The first 10 bytes of the digest as 20 hex characters. `.slice` alone would keep a sliced string alive with its
+// 64-character parent, held twice (key and fingerprint) by every case of a plan; reading the slice back as a JSON
+// string makes a flat copy, and this way (hex digest, slice, copy) costs about half of a Buffer digest turned to
+// hex: a plan hashes three times per case.
+const hash = (text: string): string => JSON.parse(`"${digest('sha256', text, 'hex').slice(0, 20)}"`) as string;
 
 /**
  * The stable key of a case. Field order is fixed here, not taken from the object, so the same identity

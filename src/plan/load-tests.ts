@@ -3,13 +3,14 @@ import { z } from 'zod';
 import type { SourcePosition } from '../errors.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
-import { buildAssertion } from './assertion-spec.js';
+import { type AssertionBuilder, assertionBuilder } from './assertion-spec.js';
 import { csvTests } from './csv-tests.js';
 import { testSchema } from './eval-schema.js';
 import { displayPath, existingFile, isFileRef, readFileRef } from './files.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
 import { checkTestTemplates } from './template-vars.js';
+import { plainTest } from './test-shape.js';
 import { type AroundSteps, noSteps } from './test-steps.js';
 import { textLines } from './text-lines.js';
 import { YamlSource } from './yaml-source.js';
@@ -41,19 +42,26 @@ export interface TestDefaults {
 export type StepCompiler = (draft: DraftTest, inherited: AroundSteps) => AroundSteps;
 
 const rawTestSchema = testSchema(z.unknown());
+type RawTest = z.output<typeof rawTestSchema>;
 
-/** One inline (or JSONL / YAML file) test mapping, validated; its graders' files resolve against `evalDir`. */
-const draftTest = (source: Source, at: Path, raw: unknown, evalDir: string): DraftTest => {
+/** The test mapping as the schema takes it: as it is when plainly valid, else through zod (its errors). */
+const validTest = (source: Source, at: Path, raw: unknown): RawTest => {
+  if (isRecord(raw) && plainTest(raw)) return raw as RawTest;
   const parsed = rawTestSchema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, at, rawTestSchema);
-  const t = parsed.data;
+  return parsed.data;
+};
+
+/** One inline (or JSONL / YAML file) test mapping, validated; `build` makes its assertions. */
+const draftTest = (source: Source, at: Path, raw: unknown, build: AssertionBuilder): DraftTest => {
+  const t = validTest(source, at, raw);
   return {
     source,
     path: at,
     ...(t.id !== undefined ? { id: String(t.id) } : {}),
     ...(t.description !== undefined ? { description: t.description } : {}),
     vars: (t.vars ?? {}) as JsonObject,
-    assert: (t.assert ?? []).map((a, i) => buildAssertion(source, [...at, 'assert', i], a, evalDir)),
+    assert: (t.assert ?? []).map((a, i) => build(source, [...at, 'assert', i], a)),
     ...(t.threshold !== undefined ? { threshold: t.threshold } : {}),
     ...(t.repeat !== undefined ? { repeat: t.repeat } : {}),
     ...(t.metadata !== undefined ? { metadata: t.metadata as JsonObject } : {}),
@@ -70,9 +78,11 @@ const draftTest = (source: Source, at: Path, raw: unknown, evalDir: string): Dra
 export function* draftTests(source: Source, raw: unknown, evalDir: string, root: string): Generator<DraftTest> {
   if (raw === undefined) return;
   const entries: [Path, unknown][] = Array.isArray(raw) ? raw.map((e, i) => [['tests', i], e]) : [[['tests'], raw]];
+  // Graders' files resolve against the eval file's directory, whichever file the test is in.
+  const build = assertionBuilder(evalDir);
   for (const [at, entry] of entries) {
-    if (typeof entry === 'string') yield* fromFile(source, at, entry, evalDir, root);
-    else if (isRecord(entry)) yield draftTest(source, at, entry, evalDir);
+    if (typeof entry === 'string') yield* fromFile(source, at, entry, evalDir, root, build);
+    else if (isRecord(entry)) yield draftTest(source, at, entry, build);
     else
       throw source.fail(
         at,
@@ -82,7 +92,14 @@ export function* draftTests(source: Source, raw: unknown, evalDir: string, root:
   }
 }
 
-const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: string): Iterable<DraftTest> => {
+const fromFile = (
+  source: Source,
+  at: Path,
+  ref: string,
+  evalDir: string,
+  root: string,
+  build: AssertionBuilder,
+): Iterable<DraftTest> => {
   if (!isFileRef(ref)) {
     throw source.fail(
       at,
@@ -92,7 +109,7 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
   }
   if (path.extname(ref).toLowerCase() === '.jsonl') {
     const file = existingFile(source, at, ref.slice('file://'.length), evalDir);
-    return jsonlTests(displayPath(file, root), file, evalDir);
+    return jsonlTests(displayPath(file, root), file, build);
   }
   const { file, text } = readFileRef(source, at, ref, evalDir);
   const display = displayPath(file, root);
@@ -102,7 +119,7 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
     const tests = YamlSource.parse(display, text);
     if (!Array.isArray(tests.value))
       throw tests.fail([], 'a tests file must hold a list of tests', 'write one `- vars: …` entry per test');
-    return tests.value.map((t, i) => draftTest(tests, [i], t, evalDir));
+    return tests.value.map((t, i) => draftTest(tests, [i], t, build));
   }
   throw source.fail(
     at,
@@ -112,21 +129,21 @@ const fromFile = (source: Source, at: Path, ref: string, evalDir: string, root: 
 };
 
 /** A JSONL file's tests, read line by line: a 100,000-test file is never one string. */
-function* jsonlTests(display: string, file: string, evalDir: string): Generator<DraftTest> {
-  for (const { line, index } of textLines(file)) if (line.trim() !== '') yield jsonlTest(display, line, index, evalDir);
+function* jsonlTests(display: string, file: string, build: AssertionBuilder): Generator<DraftTest> {
+  for (const { line, index } of textLines(file)) if (line.trim() !== '') yield jsonlTest(display, line, index, build);
 }
 
 /**
  * One JSONL line. JSON.parse is ten times faster than a YAML parse with positions, which matters for files of
  * 100,000 tests; only a line that fails is parsed again as YAML, for an error at its exact column.
  */
-const jsonlTest = (display: string, line: string, index: number, evalDir: string): DraftTest => {
+const jsonlTest = (display: string, line: string, index: number, build: AssertionBuilder): DraftTest => {
   try {
     const value: unknown = JSON.parse(line);
-    return draftTest(new PointSource(value, { file: display, line: index + 1, col: 1 }), [], value, evalDir);
+    return draftTest(new PointSource(value, { file: display, line: index + 1, col: 1 }), [], value, build);
   } catch {
     const one = YamlSource.parse(display, line, index);
-    return draftTest(one, [], one.value, evalDir);
+    return draftTest(one, [], one.value, build);
   }
 };
 

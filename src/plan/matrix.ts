@@ -6,22 +6,57 @@ import { caseKey, fingerprintOf } from './identity.js';
 import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
 
-/** One cell of the matrix, ready to compile into a task. */
-export interface PlannedCase {
-  identity: CaseIdentity;
-  key: string;
-  fingerprint: string;
-  /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
-  promptSpec: PromptSpec;
-  vars: JsonObject;
-  target: TargetSpec;
-  test: TestSpec;
-  assert: AssertionSpec[];
-  threshold: number;
+/**
+ * One cell of the matrix, ready to compile into a task. What its test, prompt, target and eval already hold
+ * (identity, vars, assertions, threshold, the eval's folder) is read from them, not held again by each case:
+ * a 100,000-case plan holds every case until it is taken.
+ */
+export class PlannedCase {
+  readonly eval: EvalSpec;
+
+  constructor(
+    readonly key: string,
+    readonly fingerprint: string,
+    /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
+    readonly promptSpec: PromptSpec,
+    readonly target: TargetSpec,
+    readonly test: TestSpec,
+    readonly sample: number,
+    spec: EvalSpec,
+  ) {
+    this.eval = spec;
+  }
+
+  /** A new object on each read: take it once where it is used more than once. */
+  get identity(): CaseIdentity {
+    return identityOf(this.eval, this.test, this.promptSpec, this.target, this.sample);
+  }
+
+  get vars(): JsonObject {
+    return this.test.vars;
+  }
+
+  get assert(): AssertionSpec[] {
+    return this.test.assert;
+  }
+
+  get threshold(): number {
+    return this.test.threshold;
+  }
+
   /** Directory of the eval file: graders' `file://` references resolve against it. */
-  evalDir: string;
-  eval: EvalSpec;
+  get evalDir(): string {
+    return dirname(this.eval.file);
+  }
 }
+
+const identityOf = (
+  spec: EvalSpec,
+  test: TestSpec,
+  prompt: PromptSpec,
+  target: TargetSpec,
+  sample: number,
+): CaseIdentity => ({ eval: spec.path, test: test.id, prompt: prompt.id, target: target.label, sample });
 
 export interface MatrixOptions {
   /** `--repeat`: samples per case, replacing the eval's `repeat`. */
@@ -80,20 +115,8 @@ export const expandMatrix = (
         for (const target of spec.targets) {
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {
-            const identity = { eval: spec.path, test: test.id, prompt: promptSpec.id, target: target.label, sample };
-            cases.push({
-              identity,
-              key: caseKey(identity),
-              fingerprint,
-              promptSpec,
-              vars: test.vars,
-              target,
-              test,
-              assert: test.assert,
-              threshold: test.threshold,
-              evalDir,
-              eval: spec,
-            });
+            const key = caseKey(identityOf(spec, test, promptSpec, target, sample));
+            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, test, sample, spec));
           }
         }
       }

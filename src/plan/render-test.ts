@@ -3,6 +3,7 @@ import { gradingTemplateKeys } from '../graders/assertion.js';
 import type { Json, JsonObject } from '../records.js';
 import { isTemplate, renderTemplate } from '../template.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
+import { hasTemplate } from './template-vars.js';
 
 type Vars = Readonly<Record<string, unknown>>;
 
@@ -23,6 +24,7 @@ const renderJson = (value: Json, vars: Vars): Json => {
 
 /** The assertion with its config's templates rendered with `vars`, but for those its grader fills itself. */
 export const renderAssertion = (a: AssertionSpec, vars: Vars): AssertionSpec => {
+  if (!hasTemplate(a.config)) return a;
   const late = gradingTemplateKeys(a.type);
   const entries = Object.entries(a.config);
   const out = entries.map(([k, v]) => [k, late.includes(k) ? v : renderJson(v, vars)] as const);

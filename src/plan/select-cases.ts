@@ -21,7 +21,7 @@ export interface Selection {
 /** The earlier result of a case: its precise row, else (only for rows with no identity) a coarse match. */
 const priorOf = (c: PlannedCase, prior: PriorResults): PriorCase | undefined =>
   prior.byKey.get(c.key) ??
-  (prior.byCoarse.size ? prior.byCoarse.get(coarseKey(c.identity.test, c.identity.target)) : undefined);
+  (prior.byCoarse.size ? prior.byCoarse.get(coarseKey(c.test.id, c.target.label)) : undefined);
 
 const isFinal = (p: PriorCase): boolean => p.outcome === 'passed' || p.outcome === 'failed';
 const isFailure = (p: PriorCase): boolean => p.outcome === 'failed' || p.outcome === 'error';
@@ -58,7 +58,7 @@ export const selectRerunFailed = (cases: readonly PlannedCase[], prior: PriorRes
       continue;
     }
     run.push(c);
-    matched.add(prior.byKey.has(c.key) ? c.key : coarseKey(c.identity.test, c.identity.target));
+    matched.add(prior.byKey.has(c.key) ? c.key : coarseKey(c.test.id, c.target.label));
   }
   const unmatched: PriorCase[] = [];
   const missing: CaseIdentity[] = [];

@@ -1,5 +1,5 @@
 import { gradingTemplateKeys } from '../graders/assertion.js';
-import { templateVariables } from '../template.js';
+import { isTemplate, templateVariables } from '../template.js';
 import type { Path, Source } from './source.js';
 import type { AssertionSpec } from './spec.js';
 import { nearest } from './suggest.js';
@@ -11,6 +11,15 @@ const stringsIn = (value: unknown, at: Path, out: [Path, string][] = []): [Path,
   else if (value !== null && typeof value === 'object')
     for (const [k, v] of Object.entries(value)) stringsIn(v, [...at, k], out);
   return out;
+};
+
+/** Whether any string inside `value` is a template; most assertions and steps have none, and need no walk. */
+export const hasTemplate = (value: unknown): boolean => {
+  if (typeof value === 'string') return isTemplate(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasTemplate);
+  for (const key in value) if (hasTemplate((value as Record<string, unknown>)[key])) return true;
+  return false;
 };
 
 /** Whose vars a template may read: any test's (a prompt, default_test), or one test's own. */
@@ -28,6 +37,7 @@ export interface KnownVars {
  * quietly. Also refuses a template that does not parse. Both are errors at the string's own position.
  */
 export const checkTemplateVars = (source: Source, at: Path, value: unknown, known: KnownVars): void => {
+  if (!hasTemplate(value)) return;
   for (const [where, text] of stringsIn(value, at)) {
     let names: string[];
     try {
@@ -59,6 +69,7 @@ export const checkTemplateVars = (source: Source, at: Path, value: unknown, know
 /** The templates of one assertion's config (at `at`) that the plan renders with the test's vars. */
 export const checkAssertionTemplates = (source: Source, at: Path, a: AssertionSpec, known: KnownVars): void => {
   // A judge prompt is filled when grading, with the output and the judge's own names: not the test's to check.
+  if (!hasTemplate(a.config)) return;
   const late = gradingTemplateKeys(a.type);
   const rendered = Object.fromEntries(Object.entries(a.config).filter(([k]) => !late.includes(k)));
   checkTemplateVars(source, at, rendered, known);

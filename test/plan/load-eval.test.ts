@@ -209,6 +209,19 @@ describe('loadEvalFile errors point at the node', () => {
     });
     expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 2, col: 14 });
     expect(error.hint).toContain('did you mean "threshold"');
+    // Values a plain test never has: each is left to the schema, whose error points at it.
+    error = fails('prompts: x\ntests: file://t.jsonl\n', {
+      'evals/t.jsonl': '{"vars": {}}\n{"vars": {}, "threshold": 1.5}\n',
+    });
+    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 2, col: 27 });
+    expect(error.hint).toContain('at most 1');
+    error = fails('prompts: x\ntests: file://t.jsonl\n', { 'evals/t.jsonl': '{"id": "", "vars": {"q": 1}}\n' });
+    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 1, col: 8 });
+    error = fails('prompts: x\ntests: file://t.jsonl\n', {
+      'evals/t.jsonl': '{"vars": {"q": 1}, "assert": [{"type": "equals", "value": 1, "weight": -1}]}\n',
+    });
+    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 1, col: 72 });
+    expect(error.hint).toContain('at least 0');
   });
 
   it('bad threshold, bad template, duplicate prompt id', () => {

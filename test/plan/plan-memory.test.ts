@@ -60,7 +60,7 @@ const heapHeld = <T>(hold: () => T): { bytes: number; held: T } => {
 };
 
 describe('a plan in memory', () => {
-  it('holds under 2 KB per case of a suite whose tests each have their own vars and assertions', () => {
+  it('holds under 1.15 KB per case of a suite whose tests each have their own vars and assertions', () => {
     const [small, large] = [2_000, 22_000].map((n) => {
       const p = suite(n);
       return heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}));
@@ -68,11 +68,12 @@ describe('a plan in memory', () => {
     expect(large?.held.requests.size).toBe(22_000);
     expect(small?.held.requests.size).toBe(2_000);
     const perCase = ((large?.bytes ?? 0) - (small?.bytes ?? 0)) / 20_000;
-    // Measured (Node 20): ~1,800 B; ~2,180 B when each key and fingerprint kept its 64-character hex digest alive
-    // as a sliced string, each test's assertion list was a spread with room to grow, and each test and assertion
-    // an object built with spreads.
+    // Measured (Node 20): ~1,100 B; ~1,220 B when each case held its own identity object, and its test's vars,
+    // assertions and threshold and its eval's folder again; ~2,180 B when each key and fingerprint kept its
+    // 64-character hex digest alive as a sliced string, each test's assertion list was a spread with room to grow,
+    // and each test and assertion an object built with spreads.
     expect(perCase).toBeGreaterThan(0);
-    expect(perCase).toBeLessThan(2_000);
+    expect(perCase).toBeLessThan(1_150);
   });
 
   it('lets go of each planned case once its request is taken', async () => {
@@ -139,5 +140,16 @@ describe('a plan in memory', () => {
     // met (~350 characters here), though each of the 20,000 was met once.
     const perAssertion = bytes / own.length;
     expect(perAssertion).toBeLessThan(50);
+  });
+  it('holds one spec for an assertion written alike in every test, and each test its own otherwise', () => {
+    const lines = Array.from({ length: 1_000 }, (_, i) =>
+      JSON.stringify({ vars: { q: `q${i}` }, assert: [{ type: 'is-json' }, { type: 'equals', value: `a${i}` }] }),
+    );
+    const p = tempProject({ 'tests.jsonl': `${lines.join('\n')}\n` });
+    projects.push(p);
+    const source = YamlSource.parse('suite.eval.yaml', 'tests: file://tests.jsonl\n');
+    const drafts = [...draftTests(source, 'file://tests.jsonl', p.dir, p.dir)];
+    expect(new Set(drafts.map((d) => d.assert[0])).size).toBe(1);
+    expect(new Set(drafts.map((d) => d.assert[1])).size).toBe(1_000);
   });
 });

@@ -1,0 +1,29 @@
+// Keys and fingerprints are compared with those of bundles written by earlier versions (`--resume`, drift):
+// however they are computed, the same identity and parts must give the same strings as before.
+import { describe, expect, it } from 'vitest';
+import { caseKey, fingerprintOf } from '../../src/plan/identity.js';
+import { stableJson } from '../../src/stable-json.js';
+
+describe('case keys and fingerprints', () => {
+  it('are those earlier versions wrote', () => {
+    expect(caseKey({ eval: 'suite.eval.yaml', test: 't1', prompt: 'p1', target: 'echo', sample: 0 })).toBe(
+      '1831f3ab7bfce40437fd',
+    );
+    expect(fingerprintOf(['Ticket REF-1', { ref: 'REF-1' }, '{"config":{"value":"REF-1"}}', 1])).toBe(
+      'd2fa8185558af6a19398',
+    );
+  });
+
+  it('serialise with keys sorted at every depth, undefined members left out', () => {
+    const value = {
+      z: [1, 'two', null, { b: undefined, a: true, 10: 'x', 2: 'y' }],
+      a: { 'é"q': 'line\nbreak', n: -0.5 },
+      u: undefined,
+      e: {},
+      l: [],
+    };
+    expect(stableJson(value)).toBe(
+      '{"a":{"n":-0.5,"é\\"q":"line\\nbreak"},"e":{},"l":[],"z":[1,"two",null,{"10":"x","2":"y","a":true}]}',
+    );
+  });
+});
