@@ -37,10 +37,13 @@ export interface RunTaskOptions {
   onTornDown?: () => void;
 }
 
+/** A workspace or service `--keep` left up, by the step that made it: what a display names. */
+export type KeptResource = [stepId: string, resource: Resource];
+
 /** A run whose workspaces and services `--keep` left up. */
 export interface KeptRun {
   run: RunRecord;
-  resources: [string, Resource][];
+  resources: KeptResource[];
 }
 
 export interface RunTaskResult {

@@ -45,12 +45,6 @@ export const workspaceOf = (context: Readonly<JsonObject>): string | undefined =
   return isRecord(ws) && typeof ws.path === 'string' ? ws.path : undefined;
 };
 
-/** One line per resource, for `--keep` and `runs show`. */
-export const describeResource = (stepId: string, r: Resource): string =>
-  r.kind === 'workspace'
-    ? `${stepId}: workspace ${r.path}`
-    : `${stepId}: service pid ${r.pid}${r.ready ? ` (${r.ready})` : ''}, log ${r.log}`;
-
 /** The folder of one run under the work root: everything its steps make lives inside it. */
 export const runDir = (workRoot: string, instanceId: string): string =>
   `${workRoot}/${instanceId.replace(/[^A-Za-z0-9._-]/g, '_')}`;

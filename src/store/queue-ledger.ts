@@ -1,9 +1,10 @@
 import { type Kysely, sql } from 'kysely';
+import { ProctorError } from '../errors.js';
 import type { JsonObject } from '../records.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
-import type { QueuedWork, RunFinish, RunOwner } from './store.js';
+import type { JournalEntry, QueuedWork, RunFinish, RunOwner } from './store.js';
 
 type Limit = QueuedWork['limits'][number];
 
@@ -80,6 +81,27 @@ export interface ExecutionStats {
 
 const active = sql`('QUEUED', 'RUNNING')`;
 const num = (v: unknown): number => Number(v);
+
+/** PostgreSQL's unique violation on the journal's key: another writer holds the entry's position. */
+const isTaken = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error as { code?: unknown }).code === '23505' &&
+  (error as { constraint?: unknown }).constraint === 'journal_pk';
+
+/**
+ * A commit's journal entry, inserted only when the run finishes (`fin`). Not `on conflict do nothing`: a taken
+ * position fails the whole statement, fence and result included, as a taken position fails `finishRun`.
+ */
+const journalInsert = (j: JournalEntry | undefined) =>
+  j
+    ? sql`,
+      jrn as (
+        insert into journal (instance_id, seq, step_id, attempt, ops, output, created_at)
+        select ${j.instanceId}, ${j.seq}, ${j.stepId}, ${j.attempt}, ${JSON.stringify(j.ops)},
+               ${JSON.stringify(j.output ?? null)}, ${j.createdAt}
+          from fin
+        returning 1)`
+    : sql``;
 
 /** What a claim reads in its statement: the ledger row it took and the run and instance it executes. */
 interface ClaimRow {
@@ -248,7 +270,7 @@ export class QueueLedger {
                ${typeof r?.row.score === 'number' ? r.row.score : null}, ${r ? errorKindOf(r.row) : null},
                ${JSON.stringify(r?.row ?? {})}, ${JSON.stringify(r?.files ?? {})}, ${now}
           from fin where ${r !== undefined}
-        returning 1),
+        returning 1)${journalInsert(finish.journal)},
       lost as (
         update queue_runs set superseded = superseded + 1
          where run_id = ${runId} and not exists (select 1 from fence)
@@ -285,7 +307,15 @@ export class QueueLedger {
         from (select 1) one left join handed on true left join took t on true
         left join instances i on i.instance_id = t.instance_id`;
     return this.reconnect.run(async () => {
-      const row = (await committing.execute(this.db)).rows[0];
+      const row = (
+        await committing.execute(this.db).catch((error: unknown) => {
+          const j = finish.journal;
+          if (!j || !isTaken(error)) throw error;
+          throw new ProctorError('internal', `journal position ${j.seq} of ${j.instanceId} is taken`, {
+            cause: error,
+          });
+        })
+      ).rows[0];
       const committed = num(row?.finished) === 1;
       if (!committed || !row?.next) return { committed };
       // Claimed for this worker: its run turned terminal meanwhile (a cancel) when the claim found nothing to run.

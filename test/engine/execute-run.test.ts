@@ -6,6 +6,7 @@ import { runEval } from '../../src/api/run-eval.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { openStore } from '../../src/store/open.js';
 import { type TempProject, tempProject } from '../support/project.js';
+import { journalSteps } from '../support/run-records.js';
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -67,10 +68,7 @@ describe('an eval case on the local runner', () => {
     // The journal still holds both steps of every case, in order.
     const store = await openStore(config.store);
     try {
-      const runs = await store.listRuns({});
-      expect(runs).toHaveLength(cases);
-      for (const run of runs)
-        expect((await store.readJournal(run.instanceId)).map((e) => e.stepId)).toEqual(['prompt', 'verify']);
+      expect(await journalSteps(store)).toEqual(Array(cases).fill(['prompt', 'verify']));
     } finally {
       await store.close();
     }

@@ -26,3 +26,11 @@ export const newRun = (runId: string, owner?: RunOwner): NewRun => ({
   context: {},
   ...(owner ? { owner } : {}),
 });
+
+/** The step ids of every run's journal, in order, one list a run. */
+export const journalSteps = async (store: Store): Promise<string[][]> => {
+  const steps: string[][] = [];
+  for (const run of await store.listRuns({}))
+    steps.push((await store.readJournal(run.instanceId)).map((e) => e.stepId));
+  return steps;
+};

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { runTask } from '../../api/run-task.js';
-import { describeResource } from '../../engine/resources.js';
+import { type KeptResource, runTask } from '../../api/run-task.js';
 import type { TaskRunFlags } from '../../plan/task-plan.js';
 import { exitCodes } from '../exit-codes.js';
 import { onStopSignals, signalExitCode } from '../signals.js';
@@ -9,6 +8,12 @@ import { taskRunPrinter } from './task-follow.js';
 export interface TaskRunOptions extends TaskRunFlags {
   outputDir?: string;
 }
+
+/** One line per resource `--keep` holds. */
+const describeResource = ([stepId, r]: KeptResource): string =>
+  r.kind === 'workspace'
+    ? `${stepId}: workspace ${r.path}`
+    : `${stepId}: service pid ${r.pid}${r.ready ? ` (${r.ready})` : ''}, log ${r.log}`;
 
 /**
  * `proctor task run TASK`: runTask with each step printed as the store records it, where `--keep` left
@@ -43,9 +48,7 @@ export const taskRun = async (file: string, opts: TaskRunOptions): Promise<numbe
         ),
       onKept: (kept) => {
         for (const { run, resources } of kept) {
-          process.stdout.write(
-            `kept ${run.runId}:\n${resources.map(([id, r]) => `  ${describeResource(id, r)}`).join('\n')}\n`,
-          );
+          process.stdout.write(`kept ${run.runId}:\n${resources.map((r) => `  ${describeResource(r)}`).join('\n')}\n`);
         }
         process.stdout.write('holding; press Ctrl-C to tear down\n');
       },

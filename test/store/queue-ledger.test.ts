@@ -1,0 +1,109 @@
+// A queue worker's commit carries its case's last journal entry (the verify step's) in the epoch-fenced
+// statement, as the local runner's finish does: the entry is committed with the result or not at all.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Claim } from '../../src/store/queue-ledger.js';
+import type { JournalEntry, NewRun, RunFinish, RunOwner, Store } from '../../src/store/store.js';
+import { newRun, readRun } from '../support/run-records.js';
+import { type BackendStore, storeBackends } from '../support/store-backends.js';
+
+const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
+const owner: RunOwner = { host: 'h', pid: 1, startedAt: 1000 };
+const now = 5_000_000_000_000;
+
+// Each run in a group of its own: a commit hands its freed slot to nothing.
+const queued = (runId: string): NewRun => ({
+  ...newRun(runId),
+  groupId: runId,
+  queue: { pool: 'ledger', limits: [], work: {} },
+});
+const entry = (runId: string, seq: number, stepId: string): JournalEntry => ({
+  instanceId: `t@${runId}`,
+  seq,
+  stepId,
+  attempt: 1,
+  ops: [{ op: 'set', path: `outputs.${stepId}`, value: { seq } }],
+  output: { score: 1, pass: true },
+  createdAt: now + seq,
+});
+const finish = (runId: string, journal?: JournalEntry): RunFinish => ({
+  status: 'COMPLETED',
+  outcome: 'passed',
+  score: 1,
+  result: {
+    caseKey: `k-${runId}`,
+    attempt: 1,
+    target: 'model',
+    evalPath: 'a.eval.yaml',
+    row: { key: `k-${runId}`, outcome: 'passed', score: 1, group_id: runId, error: null },
+    files: {},
+  },
+  ...(journal ? { journal } : {}),
+});
+const epochOf = (claim: Claim): number => {
+  if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+  return claim.epoch;
+};
+
+describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postgres)', () => {
+  let temp: BackendStore;
+  let store: Store;
+  beforeEach(async () => {
+    temp = await (postgres as NonNullable<typeof postgres>).create();
+    store = temp.store;
+  });
+  afterEach(() => temp.remove());
+
+  const steps = async (runId: string) => (await store.readJournal(`t@${runId}`)).map((e) => e.stepId);
+  const results = async (runId: string) => (await store.readResults(runId, 0, 10)).map((r) => r.runId);
+
+  it('commits the verify entry with the result under the current epoch, and leaves none when refused', async () => {
+    await store.createRuns([queued('r1'), queued('r2')]);
+    const ledger = store.queueLedger();
+    const epoch = epochOf(await ledger.claim('r1', 'w1', owner, now, 60_000));
+    expect(await store.appendJournal(entry('r1', 1, 'prompt'))).toBe(true);
+    expect(await ledger.commit('r1', epoch, finish('r1', entry('r1', 2, 'verify')), now + 10)).toEqual({
+      committed: true,
+    });
+    expect(await steps('r1')).toEqual(['prompt', 'verify']);
+    expect((await store.readJournal('t@r1'))[1]).toEqual(entry('r1', 2, 'verify'));
+    expect(await results('r1')).toEqual(['r1']);
+
+    // w1's lease lapses and w2 takes r2 over: w1's late commit is refused, and its verify entry is not written.
+    const stale = epochOf(await ledger.claim('r2', 'w1', owner, now, 1000));
+    const current = epochOf(await ledger.claim('r2', 'w2', owner, now + 2000, 60_000));
+    expect(await store.appendJournal(entry('r2', 1, 'prompt'))).toBe(true);
+    expect(await ledger.commit('r2', stale, finish('r2', entry('r2', 2, 'verify')), now + 3000)).toEqual({
+      committed: false,
+    });
+    expect(await steps('r2')).toEqual(['prompt']);
+    expect(await results('r2')).toEqual([]);
+    expect((await readRun(store, 'r2')).status).toBe('RUNNING');
+    expect((await ledger.stats('r2'))?.superseded).toBe(1);
+    // The holder of the current epoch commits its own at that position.
+    const own = { ...entry('r2', 2, 'verify'), createdAt: now + 4000 };
+    expect((await ledger.commit('r2', current, finish('r2', own), now + 4000)).committed).toBe(true);
+    expect((await store.readJournal('t@r2'))[1]).toEqual(own);
+    // A retry of that commit (its answer lost with the connection) changes nothing and fails nothing.
+    expect((await ledger.commit('r2', current, finish('r2', own), now + 4000)).committed).toBe(false);
+    expect(await steps('r2')).toEqual(['prompt', 'verify']);
+  });
+
+  it('fails a commit whose entry position is taken as a whole: no status, no result, the lease kept', async () => {
+    await store.createRuns([queued('r3')]);
+    const ledger = store.queueLedger();
+    const epoch = epochOf(await ledger.claim('r3', 'w1', owner, now, 60_000));
+    // A superseded execution still running wrote there first.
+    expect(await store.appendJournal(entry('r3', 1, 'elsewhere'))).toBe(true);
+    await expect(ledger.commit('r3', epoch, finish('r3', entry('r3', 1, 'verify')), now + 10)).rejects.toThrow(
+      /journal position 1 of t@r3 is taken/,
+    );
+    expect(await steps('r3')).toEqual(['elsewhere']);
+    expect(await results('r3')).toEqual([]);
+    expect((await readRun(store, 'r3')).status).toBe('RUNNING');
+    expect(await ledger.renew(['r3'], 'w1', now + 20, 60_000)).toEqual({ held: ['r3'], cancel: [] });
+    // The worker then ends the run FAILED under the same claim, as executeRun does after a failed finish.
+    const failed: RunFinish = { status: 'FAILED', outcome: 'error' };
+    expect((await ledger.commit('r3', epoch, failed, now + 30)).committed).toBe(true);
+    expect((await readRun(store, 'r3')).status).toBe('FAILED');
+  });
+});
