@@ -41,7 +41,10 @@ describe('adaptive rate limit (AIMD)', () => {
     await Promise.all(Array.from({ length: 50 }, worker));
     const gate = rateGate({ kind: 'openai', url: server.url, apiKey: 'k1', model: 'm1', role: 'target', label: 'x' });
     expect(gate.limit).toBeGreaterThanOrEqual(3);
-    expect(gate.limit).toBeLessThanOrEqual(6);
+    // Near the endpoint's 5, far below the 50 callers and the gate's max of 64. Not at most 6: on a loaded machine
+    // the client may not keep more than 5 calls in flight, so no 429 cuts a step or two of growth before the end
+    // (a full run under load ended at 7).
+    expect(gate.limit).toBeLessThanOrEqual(8);
     expect(gate.history.some((e) => e.reason === 'rate_limit')).toBe(true);
     // The judge's gate is untouched by the target's 429s.
     const judgeGate = rateGate({
