@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
-import { type ErrorKind, ProctorError } from '../errors.js';
+import type { ErrorKind } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
 import {
   type ArtifactHead,
@@ -11,6 +11,7 @@ import {
 } from './case-artifacts.js';
 import * as explorer from './explorer-reads.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
+import { journalTaken } from './journal-taken.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
@@ -276,11 +277,7 @@ export class KyselyStore implements Store {
       const finished = await this.finishStatus(db, runId, finish, now);
       if (!finished) return false;
       // Thrown, not returned: the batch commits this write's statements together or not at all.
-      if (finish.journal && !(await this.insertJournal(db, finish.journal)))
-        throw new ProctorError(
-          'internal',
-          `journal position ${finish.journal.seq} of ${finish.journal.instanceId} is taken`,
-        );
+      if (finish.journal && !(await this.insertJournal(db, finish.journal))) throw journalTaken(finish.journal);
       if (finish.result) await this.insertResult(db, runId, finish.result, now);
       return true;
     });

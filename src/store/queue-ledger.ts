@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import { ProctorError } from '../errors.js';
 import type { JsonObject } from '../records.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
+import { journalTaken } from './journal-taken.js';
 import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
 import type { JournalEntry, QueuedWork, RunFinish, RunOwner } from './store.js';
@@ -311,9 +311,7 @@ export class QueueLedger {
         await committing.execute(this.db).catch((error: unknown) => {
           const j = finish.journal;
           if (!j || !isTaken(error)) throw error;
-          throw new ProctorError('internal', `journal position ${j.seq} of ${j.instanceId} is taken`, {
-            cause: error,
-          });
+          throw journalTaken(j, error);
         })
       ).rows[0];
       const committed = num(row?.finished) === 1;
