@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { assertionCommonSchema, assertionConfigSchema, parseAssertionType } from '../graders/assertion.js';
 import type { GraderDef } from '../graders/grader.js';
+import { jsonEqual } from '../graders/json-equal.js';
 import { type GraderKind, graderKinds, graders } from '../graders/registry.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
@@ -123,7 +124,7 @@ export const assertionBuilder = (baseDir: string): AssertionBuilder => {
   return (source, path, raw) => {
     // Equal to a value that passed: the same assertion, its values JSON as that one's were. The one met goes
     // first again, so a check every test has stays among the few kept beside each test's own.
-    const at = recent.findIndex((r) => sameJson(raw, r.raw));
+    const at = recent.findIndex((r) => jsonEqual(raw, r.raw));
     const hit = recent[at];
     if (hit) {
       recent.splice(at, 1);
@@ -140,19 +141,3 @@ export const assertionBuilder = (baseDir: string): AssertionBuilder => {
 };
 
 const sharedAssertions = 4;
-
-/** Deep equality of two parsed JSON / YAML values (same keys, same primitives). */
-const sameJson = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const key in x) {
-    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
-    count++;
-  }
-  for (const _ in y) count--;
-  return count === 0;
-};

@@ -204,24 +204,23 @@ describe('loadEvalFile errors point at the node', () => {
     expect(error.hint).toContain('did you mean "contains"');
     error = fails('prompts: x\ntests: file://t.csv\n', { 'evals/t.csv': 'q,r\n1,2\n3\n' });
     expect(error.where).toEqual({ file: 'evals/t.csv', line: 3, col: 1 });
-    error = fails('prompts: x\ntests: file://t.jsonl\n', {
-      'evals/t.jsonl': '{"vars": {}}\n{"vars": {}, "thresold": 1}\n',
-    });
-    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 2, col: 14 });
-    expect(error.hint).toContain('did you mean "threshold"');
-    // Values a plain test never has: each is left to the schema, whose error points at it.
-    error = fails('prompts: x\ntests: file://t.jsonl\n', {
-      'evals/t.jsonl': '{"vars": {}}\n{"vars": {}, "threshold": 1.5}\n',
-    });
-    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 2, col: 27 });
-    expect(error.hint).toContain('at most 1');
-    error = fails('prompts: x\ntests: file://t.jsonl\n', { 'evals/t.jsonl': '{"id": "", "vars": {"q": 1}}\n' });
-    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 1, col: 8 });
-    error = fails('prompts: x\ntests: file://t.jsonl\n', {
-      'evals/t.jsonl': '{"vars": {"q": 1}, "assert": [{"type": "equals", "value": 1, "weight": -1}]}\n',
-    });
-    expect(error.where).toEqual({ file: 'evals/t.jsonl', line: 1, col: 72 });
-    expect(error.hint).toContain('at least 0');
+    // A misspelt key, then values a plain test never has: each is left to the schema, whose error points at it.
+    const jsonlCases: { jsonl: string; line: number; col: number; hint?: string }[] = [
+      { jsonl: '{"vars": {}}\n{"vars": {}, "thresold": 1}\n', line: 2, col: 14, hint: 'did you mean "threshold"' },
+      { jsonl: '{"vars": {}}\n{"vars": {}, "threshold": 1.5}\n', line: 2, col: 27, hint: 'at most 1' },
+      { jsonl: '{"id": "", "vars": {"q": 1}}\n', line: 1, col: 8 },
+      {
+        jsonl: '{"vars": {"q": 1}, "assert": [{"type": "equals", "value": 1, "weight": -1}]}\n',
+        line: 1,
+        col: 72,
+        hint: 'at least 0',
+      },
+    ];
+    for (const { jsonl, line, col, hint } of jsonlCases) {
+      error = fails('prompts: x\ntests: file://t.jsonl\n', { 'evals/t.jsonl': jsonl });
+      expect(error.where).toEqual({ file: 'evals/t.jsonl', line, col });
+      if (hint !== undefined) expect(error.hint).toContain(hint);
+    }
   });
 
   it('bad threshold, bad template, duplicate prompt id', () => {
