@@ -17,14 +17,23 @@ export const skippedLinesWarning = (count: number, where = 'index.jsonl'): strin
 /** What most readers need of a row, read without parsing it; `row()` parses it whole. One object is reused
  * for every row: read it during the callback, copy what you keep. */
 export interface RowHead {
-  key: string;
+  readonly key: string;
   outcome: Outcome;
-  fingerprint: string | undefined;
+  readonly fingerprint: string | undefined;
   /** `identity.eval`, when the row has an identity. */
   evalPath: string | undefined;
   /** Where the row's line sits in index.jsonl, to read it again later. */
   offset: number;
   length: number;
+  /**
+   * Where key and fingerprint lie in `bytes`, for a reader that compares bytes instead of making two strings a
+   * row; -1 when the row was parsed (then `key` and `fingerprint` are all there is).
+   */
+  readonly bytes: Buffer;
+  readonly keyFrom: number;
+  readonly keyTo: number;
+  readonly fingerprintFrom: number;
+  readonly fingerprintTo: number;
   /** Parses the whole row; valid only during the callback. */
   row(): IndexRow;
 }
@@ -33,6 +42,7 @@ const chunkBytes = 8 * 1024 * 1024;
 const newline = 0x0a;
 const quote = 0x22;
 const backslash = 0x5c;
+const closeBrace = 0x7d;
 
 // Rows this version writes start so, list key, fingerprint and outcome right after the identity, and end
 // with the artifacts folder.
@@ -43,28 +53,36 @@ const outcomeTag = Buffer.from(',"outcome":"');
 const artifactsTag = Buffer.from(',"artifacts":"');
 const rowEnd = Buffer.from('"}');
 
-/** The string value starting at `from` up to its closing quote; undefined if it holds an escape. */
-const stringAt = (buf: Buffer, from: number, end: number): [string, number] | undefined => {
-  const close = buf.indexOf(quote, from);
-  if (close < 0 || close >= end) return undefined;
-  // A byte loop over the value: indexOf would scan the rest of the chunk when there is none, and a subarray
-  // per value costs an allocation a million times over.
-  for (let i = from; i < close; i++) if (buf[i] === backslash) return undefined;
-  return [buf.toString('utf8', from, close), close];
+/**
+ * The closing quote of the string value starting at `from`, or -1 if it holds an escape or does not close before
+ * `end`. A byte loop: the values are short, and Buffer.indexOf's native call costs more than they do.
+ */
+const stringEnd = (buf: Buffer, from: number, end: number): number => {
+  for (let i = from; i < end; i++) {
+    const byte = buf[i];
+    if (byte === quote) return i;
+    if (byte === backslash) return -1;
+  }
+  return -1;
+};
+
+// A byte loop: the tags are short, and Buffer.compare's native call costs more than the bytes it compares.
+const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean => {
+  if (at < 0 || at + tag.length > buf.length) return false;
+  for (let i = 0; i < tag.length; i++) if (buf[at + i] !== tag[i]) return false;
+  return true;
 };
 
 /** The eval path last read, as bytes and text: a million rows name a handful of paths, mostly the same in a row. */
 let lastPath = { bytes: Buffer.alloc(0), text: '' };
 
-/** stringAt for the eval path, returning the previous row's string when the bytes are the same. */
-const evalPathAt = (buf: Buffer, from: number, end: number): [string, number] | undefined => {
-  const close = buf.indexOf(quote, from);
-  if (close < 0 || close >= end) return undefined;
+/** The eval path from `from` to its quote `close`, as the previous row's string when the bytes are the same. */
+const evalPathAt = (buf: Buffer, from: number, close: number): string => {
   const known = lastPath.bytes;
-  if (close - from === known.length && tagAt(buf, from, known)) return [lastPath.text, close];
-  const read = stringAt(buf, from, end);
-  if (read) lastPath = { bytes: Buffer.from(buf.subarray(from, close)), text: read[0] };
-  return read;
+  if (close - from !== known.length || !tagAt(buf, from, known)) {
+    lastPath = { bytes: Buffer.from(buf.subarray(from, close)), text: buf.toString('utf8', from, close) };
+  }
+  return lastPath.text;
 };
 
 const outcomes: readonly Outcome[] = ['passed', 'failed', 'error', 'canceled'];
@@ -74,13 +92,6 @@ const outcomeBytes = outcomes.map((o) => Buffer.from(`${o}"`));
 const outcomeAt = (buf: Buffer, from: number): Outcome | undefined => {
   for (let i = 0; i < outcomes.length; i++) if (tagAt(buf, from, outcomeBytes[i] as Buffer)) return outcomes[i];
   return undefined;
-};
-
-// A byte loop: the tags are short, and Buffer.compare's native call costs more than the bytes it compares.
-const tagAt = (buf: Buffer, at: number, tag: Buffer): boolean => {
-  if (at < 0 || at + tag.length > buf.length) return false;
-  for (let i = 0; i < tag.length; i++) if (buf[at + i] !== tag[i]) return false;
-  return true;
 };
 
 /**
@@ -98,25 +109,90 @@ const endsAsRow = (buf: Buffer, start: number, end: number): boolean => {
   return buf[open] === quote && tagAt(buf, open + 1 - artifactsTag.length, artifactsTag);
 };
 
-/**
- * Reads key, outcome and fingerprint of one of our rows straight from its bytes. In strings, JSON escapes
- * every quote, so the structural markers cannot occur inside a value; anything unexpected returns undefined
- * and the caller parses the line as JSON.
- */
-const fastHead = (buf: Buffer, start: number, end: number) => {
-  if (!tagAt(buf, start, prefix) || !endsAsRow(buf, start, end)) return undefined;
-  const evalPath = evalPathAt(buf, start + prefix.length, end);
-  if (!evalPath) return undefined;
-  const keyAt = buf.indexOf(afterIdentity, evalPath[1]);
-  if (keyAt < 0 || keyAt >= end) return undefined;
-  const key = stringAt(buf, keyAt + afterIdentity.length, end);
-  if (!key || !tagAt(buf, key[1] + 1, fingerprintTag)) return undefined;
-  const fingerprint = stringAt(buf, key[1] + 1 + fingerprintTag.length, end);
-  if (!fingerprint || !tagAt(buf, fingerprint[1] + 1, outcomeTag)) return undefined;
-  const outcome = outcomeAt(buf, fingerprint[1] + 1 + outcomeTag.length);
-  if (!outcome) return undefined;
-  return { key: key[0], fingerprint: fingerprint[0], outcome, evalPath: evalPath[0] };
-};
+/** The head of the line being read: its fields straight from the bytes, or from the parsed row. */
+class Head implements RowHead {
+  outcome: Outcome = 'passed';
+  evalPath: string | undefined;
+  offset = 0;
+  length = 0;
+  bytes: Buffer;
+  keyFrom = -1;
+  keyTo = -1;
+  fingerprintFrom = -1;
+  fingerprintTo = -1;
+  /** The line's place in `bytes`. */
+  start = 0;
+  end = 0;
+  private parsed: IndexRow | undefined;
+
+  constructor(buf: Buffer) {
+    this.bytes = buf;
+  }
+
+  get key(): string {
+    return this.keyFrom < 0 ? this.row().key : this.bytes.toString('utf8', this.keyFrom, this.keyTo);
+  }
+
+  get fingerprint(): string | undefined {
+    if (this.fingerprintFrom >= 0) return this.bytes.toString('utf8', this.fingerprintFrom, this.fingerprintTo);
+    const fingerprint = this.keyFrom < 0 ? this.row().fingerprint : undefined;
+    return typeof fingerprint === 'string' ? fingerprint : undefined;
+  }
+
+  row(): IndexRow {
+    this.parsed ??= parseRow(this.bytes.toString('utf8', this.start, this.end));
+    return this.parsed as IndexRow;
+  }
+
+  /**
+   * Reads the line from `start` to `end`: true when it is a row. One of our rows is read from its bytes (in
+   * strings, JSON escapes every quote, so the structural markers cannot occur inside a value); anything
+   * unexpected, or a last line without its newline, is parsed as JSON.
+   */
+  read(start: number, end: number, unterminated: boolean): boolean {
+    this.start = start;
+    this.end = end;
+    this.parsed = undefined;
+    if (!unterminated && this.readBytes()) return true;
+    const row = parseRow(this.bytes.toString('utf8', start, end));
+    if (!row) return false;
+    this.parsed = row;
+    this.keyFrom = this.keyTo = this.fingerprintFrom = this.fingerprintTo = -1;
+    this.outcome = row.outcome;
+    this.evalPath = typeof row.identity?.eval === 'string' ? row.identity.eval : undefined;
+    return true;
+  }
+
+  private readBytes(): boolean {
+    const { bytes: buf, start, end } = this;
+    if (!tagAt(buf, start, prefix) || !endsAsRow(buf, start, end)) return false;
+    const pathFrom = start + prefix.length;
+    const pathTo = stringEnd(buf, pathFrom, end);
+    if (pathTo < 0) return false;
+    let keyFrom = -1;
+    for (let i = pathTo + 1; i < end; i++) {
+      if (buf[i] === closeBrace && tagAt(buf, i, afterIdentity)) {
+        keyFrom = i + afterIdentity.length;
+        break;
+      }
+    }
+    if (keyFrom < 0) return false;
+    const keyTo = stringEnd(buf, keyFrom, end);
+    if (keyTo < 0 || !tagAt(buf, keyTo + 1, fingerprintTag)) return false;
+    const fingerprintFrom = keyTo + 1 + fingerprintTag.length;
+    const fingerprintTo = stringEnd(buf, fingerprintFrom, end);
+    if (fingerprintTo < 0 || !tagAt(buf, fingerprintTo + 1, outcomeTag)) return false;
+    const outcome = outcomeAt(buf, fingerprintTo + 1 + outcomeTag.length);
+    if (!outcome) return false;
+    this.evalPath = evalPathAt(buf, pathFrom, pathTo);
+    this.keyFrom = keyFrom;
+    this.keyTo = keyTo;
+    this.fingerprintFrom = fingerprintFrom;
+    this.fingerprintTo = fingerprintTo;
+    this.outcome = outcome;
+    return true;
+  }
+}
 
 /**
  * Calls `onHead` for every row of a bundle's index.jsonl, in order, reading it in chunks: a million-row
@@ -135,42 +211,17 @@ export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): Sk
   let filled = 0;
   let base = 0; // file offset of buf[0]
   let lineNo = 0;
-  let start = 0;
-  let end = 0;
-  let parsed: IndexRow | undefined;
-  const parse = (): IndexRow | undefined => {
-    if (parsed) return parsed;
-    parsed = parseRow(buf.toString('utf8', start, end));
-    return parsed;
-  };
   // One head object for every row: a million rows must not mean a million objects for the collector.
-  const head: RowHead = {
-    key: '',
-    outcome: 'passed',
-    fingerprint: undefined,
-    evalPath: undefined,
-    offset: 0,
-    length: 0,
-    row: () => parse() as IndexRow,
-  };
+  const head = new Head(buf);
   const take = (from: number, to: number, unterminated: boolean): void => {
     lineNo++;
     if (to === from) return;
-    start = from;
-    end = to;
-    parsed = undefined;
-    const fast = unterminated ? undefined : fastHead(buf, start, end);
-    const slow = fast ? undefined : parse();
-    if (!fast && !slow) {
-      skipped.push({ line: lineNo, text: buf.toString('utf8', start, Math.min(end, start + 200)) });
+    if (!head.read(from, to, unterminated)) {
+      skipped.push({ line: lineNo, text: buf.toString('utf8', from, Math.min(to, from + 200)) });
       return;
     }
-    head.key = fast?.key ?? (slow as IndexRow).key;
-    head.outcome = fast?.outcome ?? (slow as IndexRow).outcome;
-    head.fingerprint = fast ? fast.fingerprint : typeof slow?.fingerprint === 'string' ? slow.fingerprint : undefined;
-    head.evalPath = fast ? fast.evalPath : typeof slow?.identity?.eval === 'string' ? slow.identity.eval : undefined;
-    head.offset = base + start;
-    head.length = end - start;
+    head.offset = base + from;
+    head.length = to - from;
     onHead(head);
   };
   try {
@@ -180,6 +231,7 @@ export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): Sk
         const bigger = Buffer.alloc(buf.length * 2);
         buf.copy(bigger, 0, 0, filled);
         buf = bigger;
+        head.bytes = buf;
       }
       const n = readSync(fd, buf, filled, buf.length - filled, null);
       const filledTo = filled + n;

@@ -1,5 +1,5 @@
 import { isAbsolute, posix, relative } from 'node:path';
-import { type LatestEntry, readLatest } from '../bundle/latest-rows.js';
+import { type LatestEntry, type LatestIndex, readLatest } from '../bundle/latest-rows.js';
 import { readRowsAt, type SkippedLine } from '../bundle/reader.js';
 import type { CaseIdentity } from '../records.js';
 import { caseKey } from './identity.js';
@@ -62,13 +62,15 @@ const field = (row: Record<string, unknown>, ...names: string[]): string | undef
 // Marks a coarse key in the one map the reader fills; a precise key never starts with it.
 const coarseTag = '\u0000';
 
+/** How many rows are parsed back at once when their keys must be derived again. */
+const batchSize = 4096;
+
 /**
- * Reads an earlier bundle into the latest result per case, through the bundle's one latest-row reader: a
- * streaming pass that parses almost no row, so a million-row index costs memory for its distinct cases only.
- * `plannedEvalPaths` lets a bundle from another machine match.
+ * The latest result per case with each row's key derived from its own identity: the general reading, for an
+ * index whose keys do not each stand for one case (legacy rows without identity, a key's rows naming different
+ * eval paths).
  */
-export const readPriorResults = (dir: string, root: string, plannedEvalPaths: readonly string[]): PriorResults => {
-  const normalise = evalPathNormaliser(root, plannedEvalPaths);
+const priorByRow = (dir: string, normalise: (path: string) => EvalPath): PriorResults => {
   const identities = new Map<string, CaseIdentity>();
   const index = readLatest(dir, (head) => {
     if (head.evalPath !== undefined) {
@@ -95,6 +97,56 @@ export const readPriorResults = (dir: string, root: string, plannedEvalPaths: re
     byKey.set(key, identity ? Object.assign(entry, { identity }) : entry);
   }
   return { dir, byKey, byCoarse, skipped: index.skipped };
+};
+
+/**
+ * The same reading from the latest row per key, when every key's rows name one eval path: a key is then one
+ * case, and only a key whose path is spelled otherwise here has its latest row parsed to derive the key again.
+ * Keys that meet under one derived key (a case run here and on another machine) count their rows together, in
+ * the order their first rows were written.
+ */
+const priorByKey = (index: LatestIndex, normalise: (path: string) => EvalPath): Map<string, PriorCase> => {
+  const respelled: LatestEntry[] = [];
+  for (const entry of index.latest.values()) if (!normalise(entry.evalPath as string).asWritten) respelled.push(entry);
+  // A bundle this checkout wrote: every key stands as it is.
+  if (respelled.length === 0) return index.latest;
+  const identities = new Map<LatestEntry, CaseIdentity>();
+  for (let i = 0; i < respelled.length; i += batchSize) {
+    const batch = respelled.slice(i, i + batchSize);
+    readRowsAt(index.dir, batch).forEach((row, j) => {
+      identities.set(batch[j] as LatestEntry, { ...row.identity, eval: normalise(row.identity.eval).normal });
+    });
+  }
+  const byKey = new Map<string, PriorCase>();
+  for (const [written, entry] of index.latest) {
+    const identity = identities.get(entry);
+    const key = identity ? caseKey(identity) : written;
+    const seen = byKey.get(key);
+    if (!seen) {
+      byKey.set(key, identity ? Object.assign(entry, { identity }) : entry);
+      continue;
+    }
+    const rows = seen.rows + entry.rows;
+    if (entry.offset > seen.offset) Object.assign(seen, entry);
+    seen.rows = rows;
+    if (identity) seen.identity = identity;
+  }
+  return byKey;
+};
+
+/**
+ * Reads an earlier bundle into the latest result per case, through the bundle's one latest-row reader: a
+ * streaming pass that parses almost no row, so a million-row index costs memory for its distinct cases only.
+ * `plannedEvalPaths` lets a bundle from another machine match.
+ */
+export const readPriorResults = (dir: string, root: string, plannedEvalPaths: readonly string[]): PriorResults => {
+  const normalise = evalPathNormaliser(root, plannedEvalPaths);
+  const index = readLatest(dir);
+  let oneCasePerKey = !index.pathsDiffer;
+  for (const entry of index.latest.values()) if (entry.evalPath === undefined) oneCasePerKey = false;
+  return oneCasePerKey
+    ? { dir, byKey: priorByKey(index, normalise), byCoarse: new Map(), skipped: index.skipped }
+    : priorByRow(dir, normalise);
 };
 
 /** The identities of earlier cases, read back from their latest rows (for reports, so only a few). */
