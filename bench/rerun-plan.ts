@@ -1,5 +1,6 @@
 // Planning `--rerun-failed` against a large bundle (issue: resume and rerun-failed).
-//   npx tsx bench/rerun-plan.ts [--keys 100000] [--rows 1000000] [--failed-share 0.05]
+//   npx tsx bench/rerun-plan.ts [--keys 100000] [--rows 1000000] [--failed-share 0.05] [--dir /dev/shm]
+//     [--cli <checkout>/bin/proctor.js ...] [--runs 1]
 // Writes a suite of `keys` tests and a bundle whose index.jsonl holds `rows` rows over those keys (each key
 // executed rows/keys times, the latest execution failed for a share of them), then times
 // `proctor eval run --rerun-failed <bundle> --dry-run` (wall and CPU seconds): reading the index, reducing it to
@@ -26,14 +27,19 @@ const { values } = parseArgs({
     keys: { type: 'string', default: '100000' },
     rows: { type: 'string', default: '1000000' },
     'failed-share': { type: 'string', default: '0.05' },
+    // Where the suite and its 500 MB bundle go (default: the system's temp folder); /dev/shm keeps the disk out of it.
+    dir: { type: 'string', default: tmpdir() },
+    // The CLIs to compare (bin/proctor.js of each checkout; default this one's), and how many rounds to time.
+    cli: { type: 'string', multiple: true },
+    runs: { type: 'string', default: '1' },
   },
 });
 const keys = Number(values.keys);
 const rows = Number(values.rows);
 const failedShare = Number(values['failed-share']);
-const cli = new URL('../bin/proctor.js', import.meta.url).pathname;
+const clis = values.cli ?? [new URL('../bin/proctor.js', import.meta.url).pathname];
 
-const dir = mkdtempSync(join(tmpdir(), 'proctor-rerun-bench-'));
+const dir = mkdtempSync(join(values.dir, 'proctor-rerun-bench-'));
 try {
   writeFileSync(
     join(dir, 'tests.jsonl'),
@@ -82,27 +88,43 @@ try {
   if (lines.length) writeSync(fd, `${lines.join('\n')}\n`);
   closeSync(fd);
   const timeFile = join(dir, 'time.txt');
-  const started = process.hrtime.bigint();
-  const out = execFileSync(
-    '/usr/bin/time',
-    ['-f', '%e %M %U %S', '-o', timeFile, process.execPath, cli, 'eval', 'run', '--rerun-failed', bundle, '--dry-run'],
-    { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const wall = Number(process.hrtime.bigint() - started) / 1e9;
-  const [, maxKb, user, system] =
-    readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  /** One timed planning by the CLI at `cli`: wall and CPU seconds, peak RSS. */
+  const timed = (cli: string) => {
+    const started = process.hrtime.bigint();
+    const out = execFileSync(
+      '/usr/bin/time',
+      [
+        '-f',
+        '%e %M %U %S',
+        '-o',
+        timeFile,
+        process.execPath,
+        cli,
+        'eval',
+        'run',
+        '--rerun-failed',
+        bundle,
+        '--dry-run',
+      ],
+      { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const wall = Number(process.hrtime.bigint() - started) / 1e9;
+    const [, maxKb, user, system] =
+      readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+    return {
+      cli,
+      planned: out.trim(),
+      wall_s: Number(wall.toFixed(2)),
+      // On a shared machine the CPU time varies less than the wall time: compare builds by both.
+      cpu_s: Number(((user ?? 0) + (system ?? 0)).toFixed(2)),
+      peak_rss_mb: Math.round((maxKb ?? 0) / 1024),
+    };
+  };
+  // Each round times every CLI given, in turn: builds compared on one bundle, alternating, as the load shifts.
+  const runs = Array.from({ length: Number(values.runs) }, () => clis.map(timed)).flat();
   process.stdout.write(
     `${JSON.stringify(
-      {
-        keys,
-        rows: written,
-        index_mb: Math.round(statSync(join(bundle, 'index.jsonl')).size / 1e6),
-        planned: out.trim(),
-        wall_s: Number(wall.toFixed(2)),
-        // On a shared machine the CPU time varies less than the wall time: compare builds by both.
-        cpu_s: Number(((user ?? 0) + (system ?? 0)).toFixed(2)),
-        peak_rss_mb: Math.round((maxKb ?? 0) / 1024),
-      },
+      { keys, rows: written, index_mb: Math.round(statSync(join(bundle, 'index.jsonl')).size / 1e6), runs },
       null,
       2,
     )}\n`,
