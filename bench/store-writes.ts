@@ -76,7 +76,9 @@ const caseOf = (i: number) => {
 };
 
 const runIdOf = (i: number) => `${groupId}.${i + 1}`;
-const instanceOf = (i: number) => `case:${runIdOf(i)}`;
+// As the local runner names them (ids.ts): task id, then run id. The key leads, so a case's journal and instance
+// rows land at random places in their indexes, as in a real run.
+const instanceOf = (key: string, i: number) => `case:${key}@${runIdOf(i)}`;
 
 // CPU inside createRuns, from building its rows to its commit: on SQLite no other callback runs meanwhile.
 let submitUs = 0;
@@ -95,7 +97,7 @@ const createRuns = (from: number, to: number) =>
         runId: runIdOf(i),
         groupId,
         taskId: `case:${c.key}`,
-        instanceId: instanceOf(i),
+        instanceId: instanceOf(c.key, i),
         target: 'openai',
         caseKey: c.key,
         metadata: { identity: c.identity, bundle: '.proctor/results/x' },
@@ -144,7 +146,7 @@ const runCase = async (i: number): Promise<void> => {
     },
   ];
   const entries = steps.map((s, k) => ({
-    instanceId: instanceOf(i),
+    instanceId: instanceOf(c.key, i),
     seq: k + 1,
     stepId: s.id,
     attempt: 1,
