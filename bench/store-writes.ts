@@ -1,15 +1,18 @@
 // The store's own cost per eval case on the local runner's write path (issue: performance), without a model,
 // a plan or a bundle: what `bench/suite` measures with everything else around it.
 //   npx tsx bench/store-writes.ts [--cases 5000] [--concurrency 50] [--latency-ms 50] [--dir /dev/shm] [--store URL]
+//   [--wal-pages]
 // Runs are created a window at a time as `eval run` submits them; each case then claims its run, waits the
 // model's latency, journals its prompt step, and finishes with its verify step's entry and its result (payloads
 // shaped like bench/suite's). Prints the process's CPU per case, the time SQLite spent per statement kind (when
-// the store is SQLite) and the store's bytes per case. Runs against the built store in dist/.
+// the store is SQLite) and the store's bytes per case; --wal-pages adds the WAL frames its commits wrote, per case
+// and by the table or index they changed (wal-pages.ts). Runs against the built store in dist/.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { root } from './support.js';
+import { keepWal, walPages } from './wal-pages.js';
 
 const { values } = parseArgs({
   options: {
@@ -18,6 +21,7 @@ const { values } = parseArgs({
     'latency-ms': { type: 'string', default: '50' },
     dir: { type: 'string', default: '/dev/shm' },
     store: { type: 'string' },
+    'wal-pages': { type: 'boolean', default: false },
   },
 });
 const n = Number(values.cases);
@@ -33,8 +37,8 @@ const { recordCase } = (await import(join(root, 'dist', 'engine', 'record-case.j
 // SQLite's own CPU time per statement kind: better-sqlite3 runs each statement synchronously on this thread
 // (CPU, not wall time: the machine is shared, and a statement preempted midway would count the wait).
 const sqliteTime = new Map<string, { count: number; us: number }>();
+const { default: BetterSqlite3 } = await import('better-sqlite3');
 {
-  const { default: BetterSqlite3 } = await import('better-sqlite3');
   const probe = new BetterSqlite3(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<'run' | 'all', (...a: unknown[]) => unknown>;
   probe.close();
@@ -57,7 +61,10 @@ const sqliteTime = new Map<string, { count: number; us: number }>();
 }
 
 const dir = mkdtempSync(join(values.dir, 'proctor-store-writes-'));
-const url = values.store ?? `sqlite:${join(dir, 'proctor.db')}`;
+const file = values.store ? undefined : join(dir, 'proctor.db');
+const url = values.store ?? `sqlite:${file}`;
+const countWal = values['wal-pages'] && file !== undefined;
+if (countWal) keepWal(BetterSqlite3);
 const store = await openStore({ url });
 const groupId = `bench-${Date.now()}`;
 const owner = { host: 'bench', pid: process.pid, startedAt: Date.now() };
@@ -202,7 +209,10 @@ await submit(0, submitted);
 await Promise.all(Array.from({ length: j }, worker));
 const used = process.cpuUsage(cpu);
 const wallS = (Date.now() - started) / 1000;
+// Taken before the reads below, which are not the write path's.
+const timings = [...sqliteTime].map(([kind, t]) => [kind, { ...t }] as const);
 const bytes = await store.sizeBytes();
+const wal = countWal ? walPages(BetterSqlite3, file as string) : undefined;
 await store.close();
 const cpuMs = (used.user + used.system) / 1000;
 process.stdout.write(
@@ -211,7 +221,7 @@ process.stdout.write(
 );
 let sqliteUs = 0;
 const us = (total: number, per: number) => (total / per).toFixed(1).padStart(7);
-for (const [kind, t] of [...sqliteTime].sort((a, b) => b[1].us - a[1].us)) {
+for (const [kind, t] of timings.sort((a, b) => b[1].us - a[1].us)) {
   sqliteUs += t.us;
   if (t.us / n >= 0.5)
     process.stdout.write(
@@ -219,4 +229,10 @@ for (const [kind, t] of [...sqliteTime].sort((a, b) => b[1].us - a[1].us)) {
     );
 }
 if (sqliteUs > 0) process.stdout.write(`  ${us(sqliteUs, n)} us/case in SQLite\n`);
+if (wal) {
+  const per = (frames: number) => (frames / n).toFixed(2).padStart(6);
+  process.stdout.write(`WAL: ${per(wal.frames)} frames/case, ${wal.commits} commits, by table or index:\n`);
+  for (const [owner, frames] of wal.byOwner)
+    if (frames / n >= 0.01) process.stdout.write(`  ${per(frames)} frames/case  ${owner}\n`);
+}
 rmSync(dir, { recursive: true, force: true });
