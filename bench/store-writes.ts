@@ -1,15 +1,18 @@
 // The store's own cost per eval case on the local runner's write path (issue: performance), without a model,
 // a plan or a bundle: what `bench/suite` measures with everything else around it.
 //   npx tsx bench/store-writes.ts [--cases 5000] [--concurrency 50] [--latency-ms 50] [--dir /dev/shm] [--store URL]
+//   [--wal-pages]
 // Runs are created a window at a time as `eval run` submits them; each case then claims its run, waits the
 // model's latency, journals its prompt step, and finishes with its verify step's entry and its result (payloads
 // shaped like bench/suite's). Prints the process's CPU per case, the time SQLite spent per statement kind (when
-// the store is SQLite) and the store's bytes per case. Runs against the built store in dist/.
+// the store is SQLite) and the store's bytes per case; --wal-pages adds the WAL frames its commits wrote, per case
+// and by the table or index they changed (wal-pages.ts). Runs against the built store in dist/.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { root } from './support.js';
+import { keepWal, walPages } from './wal-pages.js';
 
 const { values } = parseArgs({
   options: {
@@ -18,6 +21,7 @@ const { values } = parseArgs({
     'latency-ms': { type: 'string', default: '50' },
     dir: { type: 'string', default: '/dev/shm' },
     store: { type: 'string' },
+    'wal-pages': { type: 'boolean', default: false },
   },
 });
 const n = Number(values.cases);
@@ -33,8 +37,8 @@ const { recordCase } = (await import(join(root, 'dist', 'engine', 'record-case.j
 // SQLite's own CPU time per statement kind: better-sqlite3 runs each statement synchronously on this thread
 // (CPU, not wall time: the machine is shared, and a statement preempted midway would count the wait).
 const sqliteTime = new Map<string, { count: number; us: number }>();
+const { default: BetterSqlite3 } = await import('better-sqlite3');
 {
-  const { default: BetterSqlite3 } = await import('better-sqlite3');
   const probe = new BetterSqlite3(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<'run' | 'all', (...a: unknown[]) => unknown>;
   probe.close();
@@ -57,7 +61,10 @@ const sqliteTime = new Map<string, { count: number; us: number }>();
 }
 
 const dir = mkdtempSync(join(values.dir, 'proctor-store-writes-'));
-const url = values.store ?? `sqlite:${join(dir, 'proctor.db')}`;
+const file = values.store ? undefined : join(dir, 'proctor.db');
+const url = values.store ?? `sqlite:${file}`;
+const countWal = values['wal-pages'] && file !== undefined;
+if (countWal) keepWal(BetterSqlite3);
 const store = await openStore({ url });
 const groupId = `bench-${Date.now()}`;
 const owner = { host: 'bench', pid: process.pid, startedAt: Date.now() };
@@ -76,9 +83,19 @@ const caseOf = (i: number) => {
 };
 
 const runIdOf = (i: number) => `${groupId}.${i + 1}`;
-const instanceOf = (i: number) => `case:${runIdOf(i)}`;
+// As the local runner names them (ids.ts): task id, then run id. The key leads, so a case's journal and instance
+// rows land at random places in their indexes, as in a real run.
+const instanceOf = (key: string, i: number) => `case:${key}@${runIdOf(i)}`;
 
-const submit = (from: number, to: number) =>
+// CPU inside createRuns, from building its rows to its commit: on SQLite no other callback runs meanwhile.
+let submitUs = 0;
+const submit = async (from: number, to: number): Promise<void> => {
+  const started = process.cpuUsage();
+  await createRuns(from, to);
+  const used = process.cpuUsage(started);
+  submitUs += used.user + used.system;
+};
+const createRuns = (from: number, to: number) =>
   store.createRuns(
     Array.from({ length: to - from }, (_, k) => {
       const i = from + k;
@@ -87,7 +104,7 @@ const submit = (from: number, to: number) =>
         runId: runIdOf(i),
         groupId,
         taskId: `case:${c.key}`,
-        instanceId: instanceOf(i),
+        instanceId: instanceOf(c.key, i),
         target: 'openai',
         caseKey: c.key,
         metadata: { identity: c.identity, bundle: '.proctor/results/x' },
@@ -136,7 +153,7 @@ const runCase = async (i: number): Promise<void> => {
     },
   ];
   const entries = steps.map((s, k) => ({
-    instanceId: instanceOf(i),
+    instanceId: instanceOf(c.key, i),
     seq: k + 1,
     stepId: s.id,
     attempt: 1,
@@ -192,16 +209,19 @@ await submit(0, submitted);
 await Promise.all(Array.from({ length: j }, worker));
 const used = process.cpuUsage(cpu);
 const wallS = (Date.now() - started) / 1000;
+// Taken before the reads below, which are not the write path's.
+const timings = [...sqliteTime].map(([kind, t]) => [kind, { ...t }] as const);
 const bytes = await store.sizeBytes();
+const wal = countWal ? walPages(BetterSqlite3, file as string) : undefined;
 await store.close();
 const cpuMs = (used.user + used.system) / 1000;
 process.stdout.write(
   `${n} cases, -j ${j}, ${latencyMs} ms: wall ${wallS.toFixed(2)} s (ideal ${((n * latencyMs) / j / 1000).toFixed(2)}), ` +
-    `CPU ${(cpuMs / n).toFixed(3)} ms/case, store ${(bytes / 1024 / n).toFixed(2)} KB/case\n`,
+    `CPU ${(cpuMs / n).toFixed(3)} ms/case (createRuns ${(submitUs / n).toFixed(1)} us), store ${(bytes / 1024 / n).toFixed(2)} KB/case\n`,
 );
 let sqliteUs = 0;
 const us = (total: number, per: number) => (total / per).toFixed(1).padStart(7);
-for (const [kind, t] of [...sqliteTime].sort((a, b) => b[1].us - a[1].us)) {
+for (const [kind, t] of timings.sort((a, b) => b[1].us - a[1].us)) {
   sqliteUs += t.us;
   if (t.us / n >= 0.5)
     process.stdout.write(
@@ -209,4 +229,10 @@ for (const [kind, t] of [...sqliteTime].sort((a, b) => b[1].us - a[1].us)) {
     );
 }
 if (sqliteUs > 0) process.stdout.write(`  ${us(sqliteUs, n)} us/case in SQLite\n`);
+if (wal) {
+  const per = (frames: number) => (frames / n).toFixed(2).padStart(6);
+  process.stdout.write(`WAL: ${per(wal.frames)} frames/case, ${wal.commits} commits, by table or index:\n`);
+  for (const [owner, frames] of wal.byOwner)
+    if (frames / n >= 0.01) process.stdout.write(`  ${per(frames)} frames/case  ${owner}\n`);
+}
 rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import {
 } from './case-artifacts.js';
 import * as explorer from './explorer-reads.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
+import { RunInserts } from './insert-runs.js';
 import { journalTaken } from './journal-taken.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
@@ -81,9 +82,6 @@ const notQueued = (eb: ExpressionBuilder<Database, 'runs'>) =>
   eb.not(
     eb.exists(eb.selectFrom('queueRuns').select('queueRuns.runId').whereRef('queueRuns.runId', '=', 'runs.runId')),
   );
-
-// SQLite caps bound parameters per statement; 20 columns × 40 rows stays far below it.
-const insertChunk = 40;
 
 /**
  * The statements every run executes: compiled once per store (see prepared.ts). A write retried after a lost
@@ -180,6 +178,7 @@ const hotQueries = (db: Kysely<Database>) => ({
 export class KyselyStore implements Store {
   private readonly batch: WriteBatch<Database>;
   private readonly hot: ReturnType<typeof hotQueries>;
+  private readonly runInserts: RunInserts;
   private readonly reconnect = new Reconnect();
   private ledger: QueueLedger | undefined;
 
@@ -189,6 +188,7 @@ export class KyselyStore implements Store {
   ) {
     this.batch = new WriteBatch(db, this.reconnect);
     this.hot = hotQueries(db);
+    this.runInserts = new RunInserts(db);
   }
 
   async createRuns(runs: readonly NewRun[]): Promise<void> {
@@ -202,62 +202,7 @@ export class KyselyStore implements Store {
    * them, so rows already there are kept; a first attempt still fails on a run id that exists.
    */
   private async insertRuns(runs: readonly NewRun[], now: number, again: boolean): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < runs.length; i += insertChunk) {
-        const chunk = runs.slice(i, i + insertChunk);
-        await trx
-          .insertInto('instances')
-          .values(
-            chunk.map((r) => ({
-              instanceId: r.instanceId,
-              taskId: r.taskId,
-              spec: JSON.stringify(r.spec),
-              context: JSON.stringify(r.context),
-              startStep: r.startStep ?? null,
-              createdAt: now,
-            })),
-          )
-          .$if(again, (q) => q.onConflict((oc) => oc.column('instanceId').doNothing()))
-          .execute();
-        await trx
-          .insertInto('runs')
-          .values(
-            chunk.map((r) => ({
-              runId: r.runId,
-              groupId: r.groupId,
-              taskId: r.taskId,
-              instanceId: r.instanceId,
-              status: 'QUEUED',
-              target: r.target ?? null,
-              caseKey: r.caseKey ?? null,
-              metadata: JSON.stringify(r.metadata),
-              ownerHost: r.owner?.host ?? null,
-              ownerPid: r.owner?.pid ?? null,
-              ownerStartedAt: r.owner?.startedAt ?? null,
-              seenAt: r.owner ? now : null,
-              createdAt: now,
-            })),
-          )
-          .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing()))
-          .execute();
-        const queued = chunk.filter((r) => r.queue);
-        if (queued.length > 0)
-          await trx
-            .insertInto('queueRuns')
-            .values(
-              queued.map((r) => ({
-                runId: r.runId,
-                groupId: r.groupId,
-                pool: r.queue?.pool ?? '',
-                limits: JSON.stringify(r.queue?.limits ?? []),
-                work: JSON.stringify(r.queue?.work ?? {}),
-                createdAt: now,
-              })),
-            )
-            .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing()))
-            .execute();
-      }
-    });
+    await this.db.transaction().execute((trx) => this.runInserts.insert(trx, runs, now, again));
   }
 
   queueLedger(): QueueLedger {

@@ -219,8 +219,8 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .addColumn('finished_at', 'bigint')
     .execute();
   await addMissingColumns(db);
-  // runs_group (group_id, status) was a prefix of runs_group_counts, which serves every query it did: one index
-  // less to move on each status change (two per case).
+  // runs_group (group_id, status) was a prefix of runs_group_tallies (below), which serves every query it did: one
+  // index less to move on each status change (two per case).
   await db.schema.dropIndex('runs_group').ifExists().execute();
   // The reconciler and every runner's poll read the non-terminal runs by status; without it each tick scans all.
   await db.schema.createIndex('runs_status').ifNotExists().on('runs').columns(['status', 'owner_pid']).execute();
@@ -315,11 +315,16 @@ export const migrate = async (db: Kysely<Database>, dialect: Dialect): Promise<v
     .columns(['group_id', 'outcome', 'target', 'eval_path', 'error_kind', 'seq'])
     .execute();
   await addResultTest(db, dialect);
-  // The explorer's runs list counts every group by status and outcome: from this index, not the table.
+  // The explorer's runs list counts every group by status and outcome: from this index, not the table. Each of a
+  // case's two status changes moves its entry; keyed by the times before the case key (a hash), the entry lands
+  // beside those of the cases submitted and started with it, so a commit of many cases dirties a few pages, not one
+  // each (5,000 cases: 3,350 → 1,030 WAL frames). runs_group_counts, keyed by case key first, made way for it:
+  // created before it goes, so a reader never lacks both.
   await db.schema
-    .createIndex('runs_group_counts')
+    .createIndex('runs_group_tallies')
     .ifNotExists()
     .on('runs')
-    .columns(['group_id', 'status', 'outcome', 'target', 'case_key', 'created_at', 'started_at', 'finished_at'])
+    .columns(['group_id', 'status', 'outcome', 'target', 'created_at', 'started_at', 'finished_at', 'case_key'])
     .execute();
+  await db.schema.dropIndex('runs_group_counts').ifExists().execute();
 };

@@ -96,6 +96,35 @@ for (const backend of await storeBackends()) {
       });
     });
 
+    it('creates a submission of several chunks and of chunks of different sizes, each run with its own fields', async () => {
+      const run = (i: number) => ({
+        ...newRun(`r${i}`, i % 2 ? owner : undefined),
+        target: `m${i % 3}`,
+        caseKey: `k${i}`,
+        metadata: { i },
+        spec: { id: `t${i}` },
+        context: { vars: { i } },
+        ...(i % 5 ? {} : { startStep: 's2' }),
+      });
+      // Two full chunks and a shorter one, then a shorter one alone: each size is its own statement.
+      await store.createRuns(Array.from({ length: 85 }, (_, i) => run(i)));
+      await store.createRuns([run(85), run(86)]);
+      await expect(store.createRuns([run(87), run(3)])).rejects.toThrow();
+      const runs = await store.listRuns({ groupId: 'g' });
+      expect(runs).toHaveLength(87);
+      for (const i of [0, 39, 40, 84, 85, 86])
+        expect(runs.find((r) => r.runId === `r${i}`)).toMatchObject({
+          status: 'QUEUED',
+          target: `m${i % 3}`,
+          caseKey: `k${i}`,
+          metadata: { i },
+          owner: i % 2 ? owner : null,
+        });
+      expect(await store.getInstance('t@r84')).toMatchObject({ spec: { id: 't84' }, context: { vars: { i: 84 } } });
+      expect((await store.getInstance('t@r85'))?.startStep).toBe('s2');
+      expect((await store.getInstance('t@r86'))?.startStep).toBeNull();
+    });
+
     it('lets exactly one of two connections claim a run', async () => {
       const second = await temp.open();
       await store.createRuns([newRun('r1')]);

@@ -101,6 +101,39 @@ describe('SQLite store: the run index shared by several connections', () => {
     expect((await store.getRun('c'))?.status).toBe('QUEUED');
   });
 
+  it("keys a run's group counts by its times before its case key, and re-indexes a store keyed the earlier way", async () => {
+    const columns = () => {
+      const db = new BetterSqlite3(temp.file, { readonly: true });
+      try {
+        const names = (db.pragma("index_list('runs')") as { name: string }[]).map((i) => i.name);
+        const counts = names.filter((n) => n.startsWith('runs_group'));
+        return counts.map((n) => (db.pragma(`index_info('${n}')`) as { name: string }[]).map((c) => c.name));
+      } finally {
+        db.close();
+      }
+    };
+    // A status change moves the entry within its group's time order, near the entries its neighbours moved in the
+    // same commit: keyed by a case key (a hash), each of a case's two changes dirtied a page of its own.
+    const timeOrdered = [
+      'group_id',
+      'status',
+      'outcome',
+      'target',
+      'created_at',
+      'started_at',
+      'finished_at',
+      'case_key',
+    ];
+    expect(columns()).toEqual([timeOrdered]);
+    const old = new BetterSqlite3(temp.file);
+    old.exec(
+      'drop index runs_group_tallies; create index runs_group_counts on runs (group_id, status, outcome, target, case_key, created_at, started_at, finished_at)',
+    );
+    old.close();
+    await temp.open();
+    expect(columns()).toEqual([timeOrdered]);
+  });
+
   it('adds columns a store created by an earlier version lacks', async () => {
     const file = `${temp.dir}/old.db`;
     const old = new BetterSqlite3(file);
