@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from 'undici';
 
 // Keep-alive sockets to every endpoint. No timeouts of undici's own (5 minutes to the headers and between body
@@ -26,8 +25,8 @@ export interface HttpRequest {
 export interface HttpReply {
   status: number;
   statusText: string;
-  /** Lower-case names, as node:http gives them. */
-  headers: IncomingHttpHeaders;
+  /** Lower-case names, a repeated one's values joined, as `fetch` and the SDK's errors carry them; read on demand. */
+  headers: () => Record<string, string>;
   body: Buffer;
 }
 
@@ -38,15 +37,14 @@ const abortError = (signal: AbortSignal): Error => {
   return error;
 };
 
-/** undici's raw header list (name, value, name, value…) as node:http shapes it: set-cookie a list, others joined. */
-const headersOf = (raw: readonly Buffer[]): IncomingHttpHeaders => {
-  const out: IncomingHttpHeaders = {};
+/** undici's raw header list (name, value, name, value…): lower-case names, a repeated one's values joined. */
+const headersOf = (raw: readonly Buffer[]): Record<string, string> => {
+  const out: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] as Buffer).toString('latin1').toLowerCase();
     const value = (raw[i + 1] as Buffer).toString('latin1');
     const had = out[name];
-    if (name === 'set-cookie') out[name] = [...((had as string[] | undefined) ?? []), value];
-    else out[name] = had === undefined ? value : `${had as string}, ${value}`;
+    out[name] = had === undefined ? value : `${had}, ${value}`;
   }
   return out;
 };
@@ -80,7 +78,7 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
     signal?.addEventListener('abort', onAbort, { once: true });
     let status = 0;
     let statusText = '';
-    let headers: IncomingHttpHeaders = {};
+    let rawHeaders: Buffer[] = [];
     const chunks: Buffer[] = [];
     agent.dispatch(
       {
@@ -100,7 +98,7 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
           if (code < 200) return true;
           status = code;
           statusText = text;
-          headers = headersOf(raw);
+          rawHeaders = raw;
           return true;
         },
         onData: (chunk) => {
@@ -112,7 +110,8 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
             resolve({
               status,
               statusText,
-              headers,
+              // A successful model call never reads them.
+              headers: () => headersOf(rawHeaders),
               body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
             });
         },
@@ -122,15 +121,6 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
       },
     );
   });
-
-/** A reply's headers as one string each (repeated ones joined), as `fetch` and the SDK's errors carry them. */
-export const replyHeaders = (headers: IncomingHttpHeaders): Record<string, string> => {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-};
 
 /** A `fetch` over httpRequest, for the AI SDK's providers: one request body out, one buffered response back. */
 export const httpFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
@@ -144,6 +134,6 @@ export const httpFetch = async (input: string | URL | Request, init: RequestInit
   return new Response(bodyless.has(reply.status) ? null : reply.body, {
     status: reply.status,
     statusText: reply.statusText,
-    headers: replyHeaders(reply.headers),
+    headers: reply.headers(),
   });
 };
