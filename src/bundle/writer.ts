@@ -1,6 +1,5 @@
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic.js';
 import { type IndexRow, parseRow } from './row.js';
 
 export const indexFile = 'index.jsonl';
@@ -13,8 +12,8 @@ export const artifactDir = (key: string, attempt: number): string => `cases/${ke
 const tailChunkBytes = 64 * 1024;
 
 /**
- * Appends to one results bundle. Each case's artifacts land first (atomically), then its row with its newline,
- * in one write(2) on an O_APPEND descriptor: a crash leaves at most a torn last line, never a rewritten one.
+ * Appends to one results bundle. Each case's artifacts land first, then its row with its newline, in one
+ * write(2) on an O_APPEND descriptor: a crash leaves at most a torn last line, never a rewritten one.
  * The command writing a bundle holds its lock (lock.ts), so this is its only writer.
  */
 export class BundleWriter {
@@ -23,7 +22,13 @@ export class BundleWriter {
 
   constructor(readonly dir: string) {}
 
-  /** Writes the artifacts of a case under `cases/<key>/<attempt>/`; `files` maps names to contents. */
+  /**
+   * Writes the artifacts of a case under `cases/<key>/<attempt>/`; `files` maps names to contents. In place, not
+   * through a temporary file and a rename: readers find artifacts by their row, which is appended only after
+   * they are written, and an execution's folder is its own (`attempt` counts the key's rows). A crash tears at
+   * most files no row names yet, and whatever writes that result again (the materialiser from the store, or the
+   * next execution of its key) truncates them.
+   */
   writeArtifacts(key: string, attempt: number, files: Readonly<Record<string, string>>): void {
     this.ensureDir();
     // One level at a time, from the known `cases/`: a recursive mkdir probes every parent first, and on a
@@ -37,7 +42,7 @@ export class BundleWriter {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
     }
-    for (const [name, content] of Object.entries(files)) writeFileAtomic(join(dir, name), content);
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   }
 
   private ensureDir(): void {

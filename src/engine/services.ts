@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { remember } from '../bounded-map.js';
 import { ProctorError } from '../errors.js';
-import { type CreatedAssertion, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
+import { type CreatedAssertion, isCheapKind, type ResolvedAssertion, resolveAssertion } from '../graders/assertion.js';
 import { thisProcess } from '../process-info.js';
 import type { RunOwner } from '../store/store.js';
 import { priceUsage } from '../targets/cost.js';
@@ -35,6 +35,7 @@ export interface AssertionRef {
 // Assertions are mostly per test (an `equals` on the test's own value): a suite of 100,000 tests must not keep
 // 100,000 graders, and the ones shared by every test (default_test's) stay among the recent.
 const maxAssertions = 1000;
+const maxPaths = 1000;
 
 /**
  * What steps share across the runs of one process: targets and graders are built once per distinct config
@@ -43,6 +44,7 @@ const maxAssertions = 1000;
 export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
+  private readonly projectPaths = new Map<string, string>();
   private readonly secretsOf = new WeakMap<object, WeakMap<object, readonly string[]>>();
 
   readonly owner: RunOwner;
@@ -79,7 +81,13 @@ export class Services {
 
   /** A path a spec names (relative to the project root) in this checkout; an absolute one stays as it is. */
   projectPath(rel: string): string {
-    return path.resolve(this.projectRoot, rel);
+    // Asked a few times per case, of the few folders a project's specs sit in.
+    let resolved = this.projectPaths.get(rel);
+    if (resolved === undefined) {
+      resolved = path.resolve(this.projectRoot, rel);
+      remember(this.projectPaths, rel, resolved, maxPaths);
+    }
+    return resolved;
   }
 
   /** The target of a ref; a judge's is its own instance, so its rate limit is kept apart. Usage comes priced. */
@@ -120,21 +128,30 @@ export class Services {
     return target;
   }
 
+  /**
+   * The grader of an assertion: shared by equal configs, except a cheap kind's, made anew (an `equals` on the
+   * test's own value is made in about 0.4 µs; its cache key alone, the config as JSON, costs ten times that).
+   */
   assertion(ref: AssertionRef): CreatedAssertion {
+    if (isCheapKind(ref.spec.kind)) return this.createAssertion(ref);
     const cacheKey = JSON.stringify(ref);
     let assertion = this.assertionCache.get(cacheKey);
     if (!assertion) {
-      const judges = ref.judges ?? {};
-      assertion = resolveAssertion(ref.spec, {
-        baseDir: this.projectPath(ref.baseDir),
-        judge: (label) => {
-          const judge = judges[label];
-          if (!judge) throw new ProctorError('internal', `no judge target "${label}" in the verify step`);
-          return this.target(judge, 'judge');
-        },
-      });
+      assertion = this.createAssertion(ref);
       remember(this.assertionCache, cacheKey, assertion, maxAssertions);
     }
     return assertion;
+  }
+
+  private createAssertion(ref: AssertionRef): CreatedAssertion {
+    const judges = ref.judges ?? {};
+    return resolveAssertion(ref.spec, {
+      baseDir: this.projectPath(ref.baseDir),
+      judge: (label) => {
+        const judge = judges[label];
+        if (!judge) throw new ProctorError('internal', `no judge target "${label}" in the verify step`);
+        return this.target(judge, 'judge');
+      },
+    });
   }
 }

@@ -28,6 +28,9 @@ export const gradingTemplateKeys = (kind: string): readonly string[] => {
   return def.gradingTemplates ?? [];
 };
 
+/** A kind whose graders are made per grading, not kept (GraderDef.cheap). */
+export const isCheapKind = (kind: GraderKind): boolean => (graders[kind] as GraderDef).cheap === true;
+
 /** The zod schema of a kind's own keys, for validating an eval file without creating graders. */
 export const assertionConfigSchema = (kind: GraderKind): z.ZodType => graders[kind].config;
 

@@ -7,6 +7,7 @@ const config = z.strictObject({ value: z.array(z.string().min(1)).min(1) });
 /** Scores the share of needles found, so an assertion `threshold` can accept most of them; passes on all. */
 export const containsAll: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create: ({ value }) => {
     const hitReason = `output contains all of ${value.map((v) => quote(v)).join(', ')}`;
     return ({ output }) => {

@@ -6,6 +6,7 @@ const config = z.strictObject({ value: z.array(z.string().min(1)).min(1) });
 
 export const containsAny: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create: ({ value }) => {
     const missReason = `expected output to contain any of ${value.map((v) => quote(v)).join(', ')}`;
     return ({ output }) => {

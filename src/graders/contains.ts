@@ -7,6 +7,7 @@ const config = z.strictObject({ value: z.union([z.string().min(1), z.number()]) 
 
 export const contains: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create: ({ value }) => {
     const needle = String(value);
     const hitReason = `output contains ${quote(needle)}`;

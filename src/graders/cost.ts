@@ -9,6 +9,7 @@ const config = z.strictObject({
 /** The target's spend on the case stays within `value` USD. An unknown cost (no price) cannot be graded. */
 export const cost: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create:
     ({ value }) =>
     ({ usage }) => {

@@ -18,6 +18,7 @@ const config = z.strictObject({
 /** A string is compared to the output as text; any other value to the output parsed as JSON. */
 export const equals: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create: ({ value }) => {
     if (typeof value === 'string') {
       const hitReason = `output equals ${quote(value)}`;

@@ -62,6 +62,11 @@ export interface GraderDef<C extends z.ZodType = z.ZodType> {
    * the plan leaves them as written instead of rendering them with the test's vars.
    */
   gradingTemplates?: readonly string[];
+  /**
+   * Creating one costs less than finding it among the shared graders (a string or a number compared, nothing
+   * compiled): the engine creates it for each grading instead of keeping it.
+   */
+  cheap?: true;
 }
 
 /**

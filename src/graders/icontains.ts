@@ -6,6 +6,7 @@ const config = z.strictObject({ value: z.union([z.string().min(1), z.number()]) 
 
 export const icontains: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create: ({ value }) => {
     const needle = String(value).toLowerCase();
     const hitReason = `output contains ${quote(String(value))} (ignoring case)`;

@@ -6,6 +6,7 @@ const config = z.strictObject({ value: z.number().positive().describe('Most mill
 /** The target answered within `value` ms. */
 export const latency: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create:
     ({ value }) =>
     ({ durationMs }) => {

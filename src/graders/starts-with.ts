@@ -6,6 +6,7 @@ const config = z.strictObject({ value: z.union([z.string().min(1), z.number()]) 
 
 export const startsWith: GraderDef<typeof config> = {
   config,
+  cheap: true,
   create: ({ value }) => {
     const prefix = String(value);
     const hitReason = `output starts with ${quote(prefix)}`;

@@ -75,3 +75,36 @@ describe('a real row torn after its outcome', () => {
     });
   }
 });
+
+// The bundle writer writes artifacts in place (no temporary file and rename): a crash while a case's result.json
+// is written leaves it torn, but its row is appended only after, so no reader meets it, and the store's copy
+// replaces it whole.
+describe('a result.json torn mid-write, its row never appended', () => {
+  it('is read by nothing; --resume writes the committed result over it, whole', async () => {
+    rmSync(p.path('out'), { recursive: true, force: true });
+    cpSync(p.path('whole'), p.path('out'), { recursive: true });
+    const failed = JSON.parse(rows.at(-1) as string) as IndexRow;
+    const result = `${failed.artifacts}/result.json`;
+    const whole = p.read(`whole/${result}`);
+    writeFileSync(p.path(`out/${result}`), whole.slice(0, whole.length / 2));
+    writeFileSync(p.path('out/index.jsonl'), `${rows.slice(0, -1).join('\n')}\n`);
+
+    const show = await run('results', 'show', 'out');
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stderr).toBe('');
+    expect(show.stdout).not.toMatch(/bad/);
+    const json = JSON.parse((await run('results', 'show', 'out', '--json')).stdout) as Summary;
+    expect(json).toMatchObject({ counts: { total: 2, passed: 2, failed: 0 }, skipped_lines: 0 });
+    const exported = await run('results', 'export', 'out', '--format', 'jsonl');
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout.trimEnd().split('\n')).toHaveLength(2);
+
+    const resumed = await run('eval', 'run', '--resume', 'out');
+    expect(resumed.stderr).toContain('1 committed result(s) written from the store');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(p.read(`out/${result}`)).toBe(whole);
+    expect(readIndex(p.path('out')).rows.find((r) => r.identity.test === 'bad')).toEqual(failed);
+    // The failure's reason comes from result.json: read whole now that its row names it.
+    expect((await run('results', 'show', 'out')).stdout).toMatch(/bad/);
+  });
+});
