@@ -24,7 +24,7 @@ await build({
   logLevel: 'warning',
   // Left to Node: a native addon (better-sqlite3), a package that loads its own files at run time (bullmq's Lua
   // scripts) with the Redis client it shares, and pg with its optional native binding.
-  external: ['better-sqlite3', 'bullmq', 'ioredis', 'pg', 'pg-native'],
+  external: ['better-sqlite3', 'pg-native', 'msgpackr-extract'],
   // The CommonJS dependencies bundled into ES modules still call `require` for Node's own modules.
   banner: {
     js: "import { createRequire as __proctorRequire } from 'node:module';\nconst require = __proctorRequire(import.meta.url);",
