@@ -276,9 +276,10 @@ export class QueueLedger {
          where run_id = ${runId} and not exists (select 1 from fence)
         returning 1),
       nxt as (
-        select q.run_id from queue_runs q join runs w on w.run_id = q.run_id join fence f
-            on q.group_id = f.group_id and q.pool = f.pool and q.limits = f.limits
-         where q.state = 'queued' and w.status = 'QUEUED' and exists (select 1 from fin)
+        select q.run_id from queue_runs q join runs w on w.run_id = q.run_id
+         where q.group_id = (select group_id from fence) and q.state = 'queued'
+           and q.pool = (select pool from fence) and q.limits = (select limits from fence)
+           and w.status = 'QUEUED' and exists (select 1 from fin)
          order by q.created_at, q.run_id limit 1 for update of q skip locked),
       solo as (
         select (${chain !== undefined} and not exists (
