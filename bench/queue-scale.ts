@@ -9,7 +9,8 @@
 // Where the wall goes: `first_s` is when the first case started and `last_s` when the last one finished (from the
 // store, seconds after the command was spawned), `in_flight` the mean number of cases executing in between; `pg_tx`
 // is PostgreSQL transactions per case in the bench's database, every process's (round trips, roughly);
-// `w_start_ms` the CPU a worker spent starting (until it took jobs), not in the per-case figures.
+// `w_start_ms` the CPU a worker spent starting (until it took jobs), not in the per-case figures; `pg_ms` the CPU
+// per case of PostgreSQL's backends serving the bench's database (on the same cores here; not in the other figures).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +55,45 @@ const inDatabase = async <T>(url: string, fn: (client: pg.Client) => Promise<T>)
     await client.end();
   }
 };
+/**
+ * The CPU PostgreSQL's backends spend for one database while `during` runs, sampled every 200 ms: a backend
+ * that exits between samples loses its last moments. Backends already there count from the first sample.
+ */
+const postgresCpu = async (db: string, during: () => Promise<void>): Promise<number> => {
+  const client = new pg.Client({ connectionString: values.pg });
+  await client.connect();
+  const seen = new Map<number, { from: number; to: number }>();
+  const sample = async (): Promise<void> => {
+    const live = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [db]);
+    for (const { pid } of live.rows) {
+      try {
+        const cpu = cpuOf(pid);
+        const known = seen.get(pid);
+        if (known) known.to = cpu;
+        else seen.set(pid, { from: sampling ? cpu : 0, to: cpu });
+      } catch {
+        // Gone since the query.
+      }
+    }
+  };
+  let sampling = true;
+  await sample();
+  sampling = false;
+  let sampled = Promise.resolve();
+  const timer = setInterval(() => {
+    sampled = sampled.then(sample, () => {});
+  }, 200);
+  try {
+    await during();
+  } finally {
+    clearInterval(timer);
+    await sampled;
+    await sample().catch(() => {});
+    await client.end();
+  }
+  return [...seen.values()].reduce((sum, b) => sum + b.to - b.from, 0);
+};
+
 const lobby = <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => inDatabase(values.pg, fn);
 
 /** Removes the bench pool's keys from Redis (its queue's id counter and event stream would stay forever). */
@@ -78,7 +118,7 @@ ${Array.from({ length: cases }, (_, i) => `  - { id: t${i}, vars: { q: "q${i}" }
 
 const server = await startFakeServer(latencyMs);
 const rows: string[] = [
-  'workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  follower  workers  w_start_ms  first_s  last_s  in_flight  pg_tx  exit',
+  'workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  follower  workers  w_start_ms  pg_ms  first_s  last_s  in_flight  pg_tx  exit',
 ];
 try {
   const local = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-local-'));
@@ -118,7 +158,11 @@ try {
       }
       const before = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
       const spawnedAt = Date.now();
-      const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out'], nodeArgs);
+      let run: Awaited<ReturnType<typeof timeProctor>> | undefined;
+      const pgCpu = await postgresCpu(db, async () => {
+        run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out'], nodeArgs);
+      });
+      if (!run) throw new Error('the eval run did not run');
       const workerCpu = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - before;
       const span = await inDatabase(url.toString(), (c) =>
         c.query<{ first: string; last: string; busy: string }>(
@@ -140,6 +184,7 @@ try {
         perCase(run.cpuS).toFixed(2).padStart(8),
         perCase(workerCpu).toFixed(2).padStart(7),
         ((before / n) * 1000).toFixed(0).padStart(9),
+        perCase(pgCpu).toFixed(2).padStart(5),
         sinceSpawn(first).padStart(7),
         sinceSpawn(last).padStart(6),
         (Number(busy) / Math.max(1, Number(last) - Number(first))).toFixed(1).padStart(9),
