@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { journalTaken } from './journal-taken.js';
+import { named } from './named-statements.js';
 import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
 import type { JournalEntry, QueuedWork, RunFinish, RunOwner } from './store.js';
@@ -251,7 +252,9 @@ export class QueueLedger {
   commit(runId: string, epoch: number, finish: RunFinish, now: number, chain?: Chain): Promise<Commit> {
     const c = finishColumns(finish, now);
     const r = finish.result;
-    const committing = sql<ClaimRow & { finished: string; next: string | null; n: number | null; executing: string }>`
+    const committing = sql<
+      ClaimRow & { finished: string; next: string | null; n: number | null; executing: string }
+    >`${named}
       with fence as (
         update queue_runs set state = 'done', lease_until = null
          where run_id = ${runId} and epoch = ${epoch} and state = 'dispatched'

@@ -3,6 +3,7 @@
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { preparingPool } from '../../src/store/named-statements.js';
 import { type Claim, QueueLedger } from '../../src/store/queue-ledger.js';
 import { Reconnect } from '../../src/store/reconnect.js';
 import type { Database } from '../../src/store/schema.js';
@@ -139,6 +140,31 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
       });
       expect(chained).toBe('g0001');
       expect(Object.fromEntries(scans)).toEqual({ queue_runs: 0, runs: 0 });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('commits through a statement PostgreSQL prepared on the connection and plans once (its generic plan)', async () => {
+    await store.createRuns(Array.from({ length: 8 }, (_, i) => ({ ...queued(`p${i}`), groupId: 'p' })));
+    let claim = await store.queueLedger().claim('p0', 'w1', owner, now, 60_000);
+    // One connection, so the session's prepared statements are the ledger's.
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: preparingPool(new pg.Pool({ connectionString: temp.url, max: 1 })) }),
+      plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+    });
+    try {
+      const ledger = new QueueLedger(db, new Reconnect());
+      const chain = { worker: 'w1', owner, leaseMs: 60_000 };
+      for (let i = 0; i < 7; i++) {
+        const commit = await ledger.commit(`p${i}`, epochOf(claim), finish(`p${i}`), now, chain);
+        claim = commit.chained?.claim ?? { kind: 'duplicate' };
+      }
+      const statements = await sql<{ name: string; generic: string }>`
+        select name, generic_plans as generic from pg_prepared_statements`.execute(db);
+      expect(statements.rows).toHaveLength(1);
+      expect(statements.rows[0]?.name).toMatch(/^proctor_/);
+      expect(Number(statements.rows[0]?.generic)).toBeGreaterThan(0);
     } finally {
       await db.destroy();
     }
