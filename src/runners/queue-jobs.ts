@@ -45,7 +45,7 @@ export const sendJobs = async (queue: Queue, refs: readonly JobRef[]): Promise<v
 
 /** A Redis connection as BullMQ needs it: commands wait through a reconnect instead of failing. */
 export const connectRedis = async (url: string): Promise<Redis> => {
-  const { Redis } = await import('ioredis');
+  const { Redis } = await import('./queue-client.js');
   const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
   // Reported through `status` (the worker's watchdog reads it); unheard, an 'error' event kills the process.
   redis.on('error', () => {});
@@ -53,7 +53,7 @@ export const connectRedis = async (url: string): Promise<Redis> => {
 };
 
 export const openQueue = async (pool: string, redis: Redis): Promise<Queue> => {
-  const { Queue } = await import('bullmq');
+  const { Queue } = await import('./queue-client.js');
   const queue = new Queue(queueName(pool), { connection: redis });
   queue.on('error', () => {});
   return queue;

@@ -91,7 +91,7 @@ export class QueueWorker {
    * drained or lost Redis for good.
    */
   async run(events: { ready?: () => void; warn?: (message: string) => void } = {}): Promise<WorkerEnd> {
-    const { Worker } = await import('bullmq');
+    const { Worker } = await import('./queue-client.js');
     this.redis = await connectRedis(this.config.redis);
     this.queue = await openQueue(this.config.pool, this.redis);
     void evictionWarning(this.redis, this.config.redis).then((warning) => warning && events.warn?.(warning));
@@ -117,7 +117,7 @@ export class QueueWorker {
     if (claim.kind === 'duplicate') return 'duplicate';
     if (claim.kind === 'held') {
       // Another worker holds a live lease (it may be slow, or blocked): look again once it would have lapsed.
-      const { DelayedError } = await import('bullmq');
+      const { DelayedError } = await import('./queue-client.js');
       await job.moveToDelayed(claim.untilMs + 100, token);
       throw new DelayedError();
     }

@@ -1,5 +1,6 @@
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import { KyselyStore } from './kysely-store.js';
+import { preparingPool } from './named-statements.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
 
@@ -37,7 +38,7 @@ export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
     );
   }
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: preparingPool(pool) }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   try {

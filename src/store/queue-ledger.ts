@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { journalTaken } from './journal-taken.js';
+import { named } from './named-statements.js';
 import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
 import type { JournalEntry, QueuedWork, RunFinish, RunOwner } from './store.js';
@@ -251,7 +252,9 @@ export class QueueLedger {
   commit(runId: string, epoch: number, finish: RunFinish, now: number, chain?: Chain): Promise<Commit> {
     const c = finishColumns(finish, now);
     const r = finish.result;
-    const committing = sql<ClaimRow & { finished: string; next: string | null; n: number | null; executing: string }>`
+    const committing = sql<
+      ClaimRow & { finished: string; next: string | null; n: number | null; executing: string }
+    >`${named}
       with fence as (
         update queue_runs set state = 'done', lease_until = null
          where run_id = ${runId} and epoch = ${epoch} and state = 'dispatched'
@@ -276,9 +279,10 @@ export class QueueLedger {
          where run_id = ${runId} and not exists (select 1 from fence)
         returning 1),
       nxt as (
-        select q.run_id from queue_runs q join runs w on w.run_id = q.run_id join fence f
-            on q.group_id = f.group_id and q.pool = f.pool and q.limits = f.limits
-         where q.state = 'queued' and w.status = 'QUEUED' and exists (select 1 from fin)
+        select q.run_id from queue_runs q join runs w on w.run_id = q.run_id
+         where q.group_id = (select group_id from fence) and q.state = 'queued'
+           and q.pool = (select pool from fence) and q.limits = (select limits from fence)
+           and w.status = 'QUEUED' and exists (select 1 from fin)
          order by q.created_at, q.run_id limit 1 for update of q skip locked),
       solo as (
         select (${chain !== undefined} and not exists (

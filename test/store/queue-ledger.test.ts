@@ -1,7 +1,12 @@
 // A queue worker's commit carries its case's last journal entry (the verify step's) in the epoch-fenced
 // statement, as the local runner's finish does: the entry is committed with the result or not at all.
+import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Claim } from '../../src/store/queue-ledger.js';
+import { preparingPool } from '../../src/store/named-statements.js';
+import { type Claim, QueueLedger } from '../../src/store/queue-ledger.js';
+import { Reconnect } from '../../src/store/reconnect.js';
+import type { Database } from '../../src/store/schema.js';
 import type { JournalEntry, NewRun, RunFinish, RunOwner, Store } from '../../src/store/store.js';
 import { newRun, readRun } from '../support/run-records.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
@@ -105,5 +110,63 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     const failed: RunFinish = { status: 'FAILED', outcome: 'error' };
     expect((await ledger.commit('r3', epoch, failed, now + 30)).committed).toBe(true);
     expect((await readRun(store, 'r3')).status).toBe('FAILED');
+  });
+
+  it("hands a freed slot to its group's oldest queued run through the group's index, scanning no table", async () => {
+    // A group of a thousand queued cases, as a large eval keeps: a scan of every queued run would cost each
+    // commit more the larger the run (and PostgreSQL's CPU is the fleet's, on the workers' machines or not).
+    const runs = Array.from({ length: 1000 }, (_, i) => ({
+      ...queued(`g${String(i).padStart(4, '0')}`),
+      groupId: 'g',
+    }));
+    await store.createRuns(runs);
+    const epoch = epochOf(await store.queueLedger().claim('g0000', 'w1', owner, now, 60_000));
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: temp.url, max: 1 }) }),
+      plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+    });
+    try {
+      // The statistics autovacuum keeps, so the planner knows the tables' sizes.
+      await sql`analyze`.execute(db);
+      const { chained, scans } = await db.transaction().execute(async (trx) => {
+        const chain = { worker: 'w1', owner, leaseMs: 60_000 };
+        const commit = await new QueueLedger(trx, new Reconnect()).commit('g0000', epoch, finish('g0000'), now, chain);
+        // This transaction's own counts: what the commit statement read, and how.
+        const read = await sql<{ relname: string; scans: string }>`
+          select relname, seq_scan as scans from pg_stat_xact_user_tables where relname in ('queue_runs', 'runs')`.execute(
+          trx,
+        );
+        return { chained: commit.chained?.runId, scans: read.rows.map((r) => [r.relname, Number(r.scans)]) };
+      });
+      expect(chained).toBe('g0001');
+      expect(Object.fromEntries(scans)).toEqual({ queue_runs: 0, runs: 0 });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('commits through a statement PostgreSQL prepared on the connection and plans once (its generic plan)', async () => {
+    await store.createRuns(Array.from({ length: 8 }, (_, i) => ({ ...queued(`p${i}`), groupId: 'p' })));
+    let claim = await store.queueLedger().claim('p0', 'w1', owner, now, 60_000);
+    // One connection, so the session's prepared statements are the ledger's.
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: preparingPool(new pg.Pool({ connectionString: temp.url, max: 1 })) }),
+      plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+    });
+    try {
+      const ledger = new QueueLedger(db, new Reconnect());
+      const chain = { worker: 'w1', owner, leaseMs: 60_000 };
+      for (let i = 0; i < 7; i++) {
+        const commit = await ledger.commit(`p${i}`, epochOf(claim), finish(`p${i}`), now, chain);
+        claim = commit.chained?.claim ?? { kind: 'duplicate' };
+      }
+      const statements = await sql<{ name: string; generic: string }>`
+        select name, generic_plans as generic from pg_prepared_statements`.execute(db);
+      expect(statements.rows).toHaveLength(1);
+      expect(statements.rows[0]?.name).toMatch(/^proctor_/);
+      expect(Number(statements.rows[0]?.generic)).toBeGreaterThan(0);
+    } finally {
+      await db.destroy();
+    }
   });
 });
