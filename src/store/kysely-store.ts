@@ -222,7 +222,7 @@ export class KyselyStore implements Store {
       const finished = await this.finishStatus(db, runId, finish, now);
       if (!finished) return false;
       // Thrown, not returned: the batch commits this write's statements together or not at all.
-      if (finish.journal && !(await this.insertJournal(db, finish.journal))) throw journalTaken(finish.journal);
+      for (const entry of finish.journal ?? []) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
       if (finish.result) await this.insertResult(db, runId, finish.result, now);
       return true;
     });

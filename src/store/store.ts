@@ -138,10 +138,11 @@ export interface RunFinish {
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
   /**
-   * The run's last journal entry, committed with the status (and so with the result) or not at all, instead of
-   * in a transaction of its own just before: a taken position fails the finish, as `appendJournal` refuses it.
+   * The run's journal entries not yet written, in order: committed with the status (and so with the result) or
+   * not at all, instead of in transactions of their own before. A taken position fails the finish, as
+   * `appendJournal` refuses it.
    */
-  journal?: JournalEntry;
+  journal?: JournalEntry[];
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */

@@ -42,23 +42,57 @@ describe('runTask: the DAG', () => {
     expect(result.steps.find((s) => s.stepId === 'b')?.output).toEqual({ seen: { made: { a: 1 } } });
   });
 
-  it('holds the completion that ends the walk for the finish to commit, when asked, and writes the rest', async () => {
+  it('holds the completions that make no resource for the finish to commit, when asked, and writes the rest', async () => {
     const req = request([
       step('a', { set: { 'made.a': 1 } }),
       step('b', { set: { 'made.b': 2 } }, { dependsOn: [] }),
       step('c', { set: { 'made.c': 3 } }, { dependsOn: ['a', 'b'] }),
     ]);
-    const result = await run(req, undefined, undefined, { holdLastEntry: true });
-    const written = await engine.store.readJournal(req.instanceId);
-    expect(written.map((e) => e.stepId).sort()).toEqual(['a', 'b']);
-    expect(result.journal).toMatchObject({ instanceId: req.instanceId, seq: 3, stepId: 'c' });
-    expect(replay(replay(req.context, written), [result.journal as NonNullable<typeof result.journal>])).toEqual(
-      result.context,
-    );
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(await engine.store.readJournal(req.instanceId)).toEqual([]);
+    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([
+      [1, expect.any(String)],
+      [2, expect.any(String)],
+      [3, 'c'],
+    ]);
+    expect(replay(req.context, result.journal ?? [])).toEqual(result.context);
     // Without it, every completion is written before the run returns.
     const plain = request([step('a', { set: { 'made.a': 1 } })]);
     expect((await run(plain)).journal).toBeUndefined();
     expect(await engine.store.readJournal(plain.instanceId)).toHaveLength(1);
+  });
+
+  it('writes a completion that makes or drops a resource at once, after the ones held before it', async () => {
+    const req = request([
+      step('a', { set: { 'made.a': 1 } }),
+      { id: 'ws', type: 'workspace', config: {} },
+      { id: 'down', type: 'teardown', config: {} },
+      step('b', { set: { 'made.b': 2 } }),
+    ]);
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(result.status).toBe('COMPLETED');
+    // Nothing is left to tear down after the walk, so nothing flushed b: a, ws and down were written as they ended.
+    const written = await engine.store.readJournal(req.instanceId);
+    expect(written.map((e) => e.stepId)).toEqual(['a', 'ws', 'down']);
+    expect(written[1]?.ops.map((op) => op.path)).toContain('resources.ws');
+    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([[4, 'b']]);
+    expect(replay(req.context, [...written, ...(result.journal ?? [])])).toEqual(result.context);
+  });
+  it('writes what it held before a rollback, which is written at once, and holds the re-run', async () => {
+    const req = request([
+      step('a', { set: { 'made.a': 1 } }),
+      step('check', { failVerdictTimes: 1, set: { 'made.check': true } }, { retry: { from: 'a', max: 1 } }),
+    ]);
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(result.status).toBe('COMPLETED');
+    const written = await engine.store.readJournal(req.instanceId);
+    expect(written.map((e) => e.stepId)).toEqual(['a', 'check', 'check']);
+    expect(written[2]?.output).toMatchObject({ rollback: { from: 'a', to: 'check' } });
+    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([
+      [4, 'a'],
+      [5, 'check'],
+    ]);
+    expect(replay(req.context, [...written, ...(result.journal ?? [])])).toEqual(result.context);
   });
 });
 
