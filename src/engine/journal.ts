@@ -58,11 +58,11 @@ export class JournalWriter {
     return held;
   }
 
-  /** Queued in one tick, the entries share the store's next commit. */
+  /** All or none, in one commit: a refused position leaves nothing of this process's after another's entry. */
   private async write(entries: readonly Written[]): Promise<void> {
-    const written = await Promise.all(entries.map((e) => this.store.appendJournal(e)));
-    const refused = entries.find((_, i) => !written[i]);
-    if (refused) throw new StaleCompletionError(this.instanceId, refused.seq);
+    const [first] = entries;
+    if (first && !(await this.store.appendJournal(...entries)))
+      throw new StaleCompletionError(this.instanceId, first.seq);
   }
 
   private next(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {

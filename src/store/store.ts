@@ -206,8 +206,8 @@ export interface Store {
   /** How many runs of a group are QUEUED or RUNNING: read from an index range only as long as that count. */
   countActive(groupId: string): Promise<number>;
   getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
-  /** Appends unless `seq` is already taken; false when refused. */
-  appendJournal(entry: JournalEntry): Promise<boolean>;
+  /** Appends the entries, all or none: false, and none written, when any of their positions is taken. */
+  appendJournal(...entries: JournalEntry[]): Promise<boolean>;
   readJournal(instanceId: string): Promise<JournalEntry[]>;
   /** Renews `seen_at` of every non-terminal run this owner holds, QUEUED ones included. */
   heartbeat(owner: RunOwner, now: number): Promise<void>;

@@ -229,4 +229,22 @@ describe('runTask: resuming', () => {
     expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
     expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
   });
+
+  it('writes held entries with the next one all or none: a stale completion adds nothing after a taken position', async () => {
+    const req = request([step('a', { set: { 'made.a': 1 } }), { id: 'ws', type: 'workspace', config: {} }]);
+    const theirs = {
+      instanceId: req.instanceId,
+      seq: 1,
+      stepId: 'a',
+      attempt: 1,
+      ops: [{ op: 'set' as const, path: 'winner', value: 'other' }],
+      output: null,
+      createdAt: 1,
+    };
+    expect(await engine.store.appendJournal(theirs)).toBe(true);
+    // a is held at position 1, then ws's completion writes both: position 1 is taken, so ws's 2 is not written.
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
+    expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
+  });
 });

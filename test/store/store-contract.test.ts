@@ -63,10 +63,15 @@ for (const backend of await storeBackends()) {
       expect(await store.appendJournal(entry('t@r1', 1))).toBe(true);
       expect(await store.appendJournal(entry('t@r1', 2))).toBe(true);
       expect(await store.appendJournal({ ...entry('t@r1', 2), stepId: 'stale' })).toBe(false);
+      // Several at once are written all or none: one taken position refuses them all.
+      expect(await store.appendJournal(entry('t@r1', 3), { ...entry('t@r1', 2), stepId: 'stale' })).toBe(false);
+      expect(await store.appendJournal(entry('t@r1', 3), entry('t@r1', 4))).toBe(true);
       const journal = await store.readJournal('t@r1');
       expect(journal.map((e) => [e.seq, e.stepId])).toEqual([
         [1, 's1'],
         [2, 's2'],
+        [3, 's3'],
+        [4, 's4'],
       ]);
       expect(journal[0]).toEqual(entry('t@r1', 1));
     });
