@@ -3,6 +3,7 @@ import { replay } from '../../src/engine/context.js';
 import type { RollbackOutput, TaskRunResult } from '../../src/engine/run-task.js';
 import type { RunRequest } from '../../src/engine/task.js';
 import type { JsonObject } from '../../src/records.js';
+import type { JournalEntry } from '../../src/store/store.js';
 import { engineHarness } from './harness.js';
 
 const engine = engineHarness();
@@ -10,6 +11,21 @@ const { logLines, step, request, run } = engine;
 
 const statuses = (result: TaskRunResult): Record<string, string> =>
   Object.fromEntries(result.steps.map((s) => [s.stepId, s.status]));
+
+/** Another writer's completion of `a` at position 1 of the request's journal, already in the store. */
+const takenFirst = async (req: RunRequest): Promise<JournalEntry> => {
+  const theirs: JournalEntry = {
+    instanceId: req.instanceId,
+    seq: 1,
+    stepId: 'a',
+    attempt: 1,
+    ops: [{ op: 'set', path: 'winner', value: 'other' }],
+    output: null,
+    createdAt: Date.now(),
+  };
+  expect(await engine.store.appendJournal(theirs)).toBe(true);
+  return theirs;
+};
 
 const replayed = async (req: RunRequest): Promise<JsonObject> =>
   replay(req.context, await engine.store.readJournal(req.instanceId));
@@ -213,16 +229,7 @@ describe('runTask: resuming', () => {
     // Both writers in the same millisecond, as on a fast machine: only the entry itself may count as its own.
     const now = vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
     onTestFinished(() => now.mockRestore());
-    const theirs = {
-      instanceId: req.instanceId,
-      seq: 1,
-      stepId: 'a',
-      attempt: 1,
-      ops: [{ op: 'set' as const, path: 'winner', value: 'other' }],
-      output: null,
-      createdAt: Date.now(),
-    };
-    expect(await engine.store.appendJournal(theirs)).toBe(true);
+    const theirs = await takenFirst(req);
     // This process believes the journal empty (journalLength 0): its completion of `a` takes position 1.
     const result = await run(req);
     expect(result.status).toBe('FAILED');
@@ -232,16 +239,7 @@ describe('runTask: resuming', () => {
 
   it('writes held entries with the next one all or none: a stale completion adds nothing after a taken position', async () => {
     const req = request([step('a', { set: { 'made.a': 1 } }), { id: 'ws', type: 'workspace', config: {} }]);
-    const theirs = {
-      instanceId: req.instanceId,
-      seq: 1,
-      stepId: 'a',
-      attempt: 1,
-      ops: [{ op: 'set' as const, path: 'winner', value: 'other' }],
-      output: null,
-      createdAt: 1,
-    };
-    expect(await engine.store.appendJournal(theirs)).toBe(true);
+    const theirs = await takenFirst(req);
     // a is held at position 1, then ws's completion writes both: position 1 is taken, so ws's 2 is not written.
     const result = await run(req, undefined, undefined, { holdEntries: true });
     expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
