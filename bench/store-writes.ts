@@ -3,7 +3,7 @@
 //   npx tsx bench/store-writes.ts [--cases 5000] [--concurrency 50] [--latency-ms 50] [--dir /dev/shm] [--store URL]
 //   [--wal-pages]
 // Runs are created a window at a time as `eval run` submits them; each case then claims its run, waits the
-// model's latency, journals its prompt step, and finishes with its verify step's entry and its result (payloads
+// model's latency, and finishes with its prompt and verify steps' entries and its result (payloads
 // shaped like bench/suite's). Prints the process's CPU per case, the time SQLite spent per statement kind (when
 // the store is SQLite) and the store's bytes per case; --wal-pages adds the WAL frames its commits wrote, per case
 // and by the table or index they changed (wal-pages.ts). Runs against the built store in dist/.
@@ -161,8 +161,7 @@ const runCase = async (i: number): Promise<void> => {
     output: s.output,
     createdAt: Date.now(),
   }));
-  // The last step's entry is committed with the finish, as the engine does for an eval case on the local runner.
-  for (const entry of entries.slice(0, -1)) if (!(await store.appendJournal(entry))) throw new Error('journal refused');
+  // Both steps' entries are committed with the finish, as the engine does for an eval case (they make no resource).
   const fingerprint = c.key;
   const finish = recordCase(
     {
@@ -179,7 +178,7 @@ const runCase = async (i: number): Promise<void> => {
     } as unknown as Parameters<typeof recordCase>[1],
     startedAt,
   );
-  if (!(await store.finishRun(runIdOf(i), { ...finish, journal: entries.at(-1) }, Date.now())))
+  if (!(await store.finishRun(runIdOf(i), { ...finish, journal: entries }, Date.now())))
     throw new Error('finish refused');
 };
 

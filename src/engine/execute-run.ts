@@ -20,7 +20,7 @@ export interface ExecuteEnv {
   /**
    * The runner claimed the run itself (a queue worker) and ends it through this, under its claim: a run another
    * worker has taken over meanwhile is not committed twice. False: the end was refused. Like `Store.finishRun`,
-   * it commits the finish's journal entry with it, or nothing.
+   * it commits the finish's journal entries with it, or nothing.
    */
   commit?: (runId: string, finish: RunFinish, now: number) => Promise<boolean>;
   /** Checks a case's project files against its submit-time hashes (a worker in its own checkout). */
@@ -62,7 +62,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
             signal: env.signal,
             context: replay(req.context, journal),
             journalLength: journal.at(-1)?.seq ?? 0,
-            holdLastEntry: req.case !== undefined,
+            holdEntries: req.case !== undefined,
           }),
         );
     if (env.signal.reason === released) return undefined;

@@ -26,13 +26,13 @@ export class JournalWriter {
     private readonly secrets: readonly string[],
   ) {}
 
-  private held: Written | undefined;
+  private held: Written[] = [];
 
   /** Returns the entry as written: its position, and its ops and output with secrets redacted. */
   async append(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Promise<Written> {
-    await this.flush();
     const entry = this.next(stepId, attempt, ops, output);
-    if (!(await this.store.appendJournal(entry))) throw new StaleCompletionError(this.instanceId, entry.seq);
+    // Positioned before the write starts, with the held entries before it: a completion meanwhile comes after.
+    await this.write([...this.takeHeld(), entry]);
     return entry;
   }
 
@@ -41,21 +41,28 @@ export class JournalWriter {
    * next append writes it first, so the journal keeps its order.
    */
   hold(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
-    this.held = this.next(stepId, attempt, ops, output);
-    return this.held;
+    const entry = this.next(stepId, attempt, ops, output);
+    this.held.push(entry);
+    return entry;
   }
 
-  /** Writes the held entry, if any. */
-  async flush(): Promise<void> {
-    const held = this.takeHeld();
-    if (held && !(await this.store.appendJournal(held))) throw new StaleCompletionError(this.instanceId, held.seq);
+  /** Writes the held entries, if any. */
+  flush(): Promise<void> {
+    return this.write(this.takeHeld());
   }
 
-  /** The held entry, now the caller's to commit. */
-  takeHeld(): Written | undefined {
+  /** The held entries in order, now the caller's to commit. */
+  takeHeld(): Written[] {
     const held = this.held;
-    this.held = undefined;
+    this.held = [];
     return held;
+  }
+
+  /** All or none, in one commit: a refused position leaves nothing of this process's after another's entry. */
+  private async write(entries: readonly Written[]): Promise<void> {
+    const [first] = entries;
+    if (first && !(await this.store.appendJournal(...entries)))
+      throw new StaleCompletionError(this.instanceId, first.seq);
   }
 
   private next(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {

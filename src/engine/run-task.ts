@@ -1,6 +1,6 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
-import type { JournalEntry, Store } from '../store/store.js';
+import type { ContextOp, JournalEntry, Store } from '../store/store.js';
 import type { WorkspaceCapture } from '../workspaces/capture.js';
 import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
@@ -8,7 +8,7 @@ import { dependencies, span } from './dag.js';
 import { Deadline } from './deadline.js';
 import { JournalWriter, StaleCompletionError } from './journal.js';
 import { redact } from './redact.js';
-import { resourcesOf, workspaceOf } from './resources.js';
+import { resourcesOf, resourcesPath, workspaceOf } from './resources.js';
 import { defaultRetryPolicy, withRetries } from './retry.js';
 import type { Services } from './services.js';
 import { steps } from './steps/registry.js';
@@ -34,8 +34,8 @@ export interface TaskRunResult {
   steps: StepRecord[];
   /** What each workspace held at the end, by the step that made it: taken before the slot was reset. */
   captures: Record<string, WorkspaceCapture>;
-  /** The last journal entry, not yet written (`holdLastEntry`): the finish commits it. */
-  journal?: JournalEntry;
+  /** The journal entries not yet written (`holdEntries`), in order: the finish commits them. */
+  journal?: JournalEntry[];
 }
 
 export interface TaskRunEnv {
@@ -46,10 +46,12 @@ export interface TaskRunEnv {
   context: JsonObject;
   journalLength: number;
   /**
-   * The completion that ends the walk is not appended but returned (`TaskRunResult.journal`) for the run's finish
-   * to commit with its status: one transaction less per run. Only for a finish through `Store.finishRun`.
+   * The completions of steps that make no resource are not appended but returned (`TaskRunResult.journal`) for
+   * the run's finish to commit with its status: an eval case's prompt and verify cost no transaction of their
+   * own. A crash before the finish loses them, and the unfinished run is run again whole. A completion that
+   * records a resource is written at once (held ones first), so `runs gc` finds what it made.
    */
-  holdLastEntry?: boolean;
+  holdEntries?: boolean;
 }
 
 /** What a rollback journals as its output, so readers can tell it from a step's completion. */
@@ -62,6 +64,10 @@ const stepDef = (type: string): StepDef => {
   if (!def) throw new ProctorError('internal', `unknown step type "${type}"`);
   return def;
 };
+
+/** An op that records (or drops) a resource: its entry must be durable before the run goes on. */
+const recordsResource = (op: ContextOp): boolean =>
+  op.path === resourcesPath || op.path.startsWith(`${resourcesPath}.`);
 
 const overridesOf = (metadata: JsonObject): Record<string, string> => {
   const raw = metadata[metadataKeys.userOverrides];
@@ -200,16 +206,11 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     const record = records.get(spec.id) as StepRecord;
     const work = runStep(spec, req, context, env, record, deadline).then(async ({ ops, output, passed }) => {
       const reverse = undoOf(context, ops);
-      // Nothing runs beside it and nothing is left to start or re-run: this completion ends the walk.
-      const last =
-        env.holdLastEntry === true &&
-        running.size === 1 &&
-        started.size === specs.length &&
-        !(passed === false && canRetry(spec));
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
-      const written = last
-        ? writer.hold(spec.id, record.attempts, ops, output)
-        : await journal(spec.id, record.attempts, ops, output);
+      const written =
+        env.holdEntries === true && !ops.some(recordsResource)
+          ? writer.hold(spec.id, record.attempts, ops, output)
+          : await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
       undo.set(spec.id, { seq: written.seq, undo: reverse });
       record.status = 'completed';
@@ -261,7 +262,7 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     deadline?.dispose();
   }
   const held = resourcesOf(context);
-  // Entries about the resources follow the last step's, so it is written first; failing to is the run's failure,
+  // Entries about the resources follow the steps', so those are written first; failing to is the run's failure,
   // and the resources are still torn down below.
   if (held.length > 0)
     await writer.flush().catch((error: unknown) => {
@@ -281,13 +282,13 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     await journal(teardownEntryId, 1, ops, { teardown: true }).catch(() => {});
     applyOps(context, ops);
   }
-  const last = writer.takeHeld();
+  const unwritten = writer.takeHeld();
   return {
     status,
     context,
     error: failure,
     steps: [...records.values()],
     captures,
-    ...(last ? { journal: last } : {}),
+    ...(unwritten.length > 0 ? { journal: unwritten } : {}),
   };
 };

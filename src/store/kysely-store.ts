@@ -222,7 +222,7 @@ export class KyselyStore implements Store {
       const finished = await this.finishStatus(db, runId, finish, now);
       if (!finished) return false;
       // Thrown, not returned: the batch commits this write's statements together or not at all.
-      if (finish.journal && !(await this.insertJournal(db, finish.journal))) throw journalTaken(finish.journal);
+      for (const entry of finish.journal ?? []) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
       if (finish.result) await this.insertResult(db, runId, finish.result, now);
       return true;
     });
@@ -360,8 +360,23 @@ export class KyselyStore implements Store {
     );
   }
 
-  appendJournal(entry: JournalEntry): Promise<boolean> {
-    return this.batch.run((db) => this.insertJournal(db, entry), true);
+  appendJournal(...entries: JournalEntry[]): Promise<boolean> {
+    const [only] = entries;
+    if (entries.length === 1 && only) return this.batch.run((db) => this.insertJournal(db, only), true);
+    let refused = false;
+    const all = this.batch.run(async (db) => {
+      refused = false;
+      for (const entry of entries) {
+        // Thrown, not returned: the batch then rolls back the ones written before it.
+        refused = !(await this.insertJournal(db, entry));
+        if (refused) throw journalTaken(entry);
+      }
+      return true;
+    });
+    return all.catch((error: unknown) => {
+      if (refused) return false;
+      throw error;
+    });
   }
 
   private async insertJournal(db: Kysely<Database>, entry: JournalEntry): Promise<boolean> {

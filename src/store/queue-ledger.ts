@@ -90,17 +90,20 @@ const isTaken = (error: unknown): boolean =>
   (error as { constraint?: unknown }).constraint === 'journal_pk';
 
 /**
- * A commit's journal entry, inserted only when the run finishes (`fin`). Not `on conflict do nothing`: a taken
- * position fails the whole statement, fence and result included, as a taken position fails `finishRun`.
+ * A commit's journal entries, inserted only when the run finishes (`fin`), as arrays: one statement text for any
+ * number. Not `on conflict do nothing`: a taken position fails the whole statement, fence and result included,
+ * as a taken position fails `finishRun`.
  */
-const journalInsert = (j: JournalEntry | undefined) =>
-  j
+const journalInsert = (entries: readonly JournalEntry[] | undefined) =>
+  entries && entries.length > 0
     ? sql`,
       jrn as (
         insert into journal (instance_id, seq, step_id, attempt, ops, output, created_at)
-        select ${j.instanceId}, ${j.seq}, ${j.stepId}, ${j.attempt}, ${JSON.stringify(j.ops)},
-               ${JSON.stringify(j.output ?? null)}, ${j.createdAt}
-          from fin
+        select j.* from fin, unnest(${entries.map((j) => j.instanceId)}::text[], ${entries.map((j) => j.seq)}::int[],
+               ${entries.map((j) => j.stepId)}::text[], ${entries.map((j) => j.attempt)}::int[],
+               ${entries.map((j) => JSON.stringify(j.ops))}::text[],
+               ${entries.map((j) => JSON.stringify(j.output ?? null))}::text[],
+               ${entries.map((j) => j.createdAt)}::bigint[]) as j
         returning 1)`
     : sql``;
 
@@ -313,7 +316,7 @@ export class QueueLedger {
     return this.reconnect.run(async () => {
       const row = (
         await committing.execute(this.db).catch((error: unknown) => {
-          const j = finish.journal;
+          const [j] = finish.journal ?? [];
           if (!j || !isTaken(error)) throw error;
           throw journalTaken(j, error);
         })

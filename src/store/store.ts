@@ -138,10 +138,11 @@ export interface RunFinish {
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
   /**
-   * The run's last journal entry, committed with the status (and so with the result) or not at all, instead of
-   * in a transaction of its own just before: a taken position fails the finish, as `appendJournal` refuses it.
+   * The run's journal entries not yet written, in order: committed with the status (and so with the result) or
+   * not at all, instead of in transactions of their own before. A taken position fails the finish, as
+   * `appendJournal` refuses it.
    */
-  journal?: JournalEntry;
+  journal?: JournalEntry[];
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
@@ -205,8 +206,8 @@ export interface Store {
   /** How many runs of a group are QUEUED or RUNNING: read from an index range only as long as that count. */
   countActive(groupId: string): Promise<number>;
   getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
-  /** Appends unless `seq` is already taken; false when refused. */
-  appendJournal(entry: JournalEntry): Promise<boolean>;
+  /** Appends the entries, all or none: false, and none written, when any of their positions is taken. */
+  appendJournal(...entries: JournalEntry[]): Promise<boolean>;
   readJournal(instanceId: string): Promise<JournalEntry[]>;
   /** Renews `seen_at` of every non-terminal run this owner holds, QUEUED ones included. */
   heartbeat(owner: RunOwner, now: number): Promise<void>;

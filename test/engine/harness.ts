@@ -27,7 +27,7 @@ export interface EngineHarness {
     req: RunRequest,
     signal?: AbortSignal,
     context?: JsonObject,
-    env?: { holdLastEntry?: boolean },
+    env?: { holdEntries?: boolean },
   ): ReturnType<typeof runTask>;
 }
 

@@ -3,6 +3,7 @@ import { replay } from '../../src/engine/context.js';
 import type { RollbackOutput, TaskRunResult } from '../../src/engine/run-task.js';
 import type { RunRequest } from '../../src/engine/task.js';
 import type { JsonObject } from '../../src/records.js';
+import type { JournalEntry } from '../../src/store/store.js';
 import { engineHarness } from './harness.js';
 
 const engine = engineHarness();
@@ -10,6 +11,21 @@ const { logLines, step, request, run } = engine;
 
 const statuses = (result: TaskRunResult): Record<string, string> =>
   Object.fromEntries(result.steps.map((s) => [s.stepId, s.status]));
+
+/** Another writer's completion of `a` at position 1 of the request's journal, already in the store. */
+const takenFirst = async (req: RunRequest): Promise<JournalEntry> => {
+  const theirs: JournalEntry = {
+    instanceId: req.instanceId,
+    seq: 1,
+    stepId: 'a',
+    attempt: 1,
+    ops: [{ op: 'set', path: 'winner', value: 'other' }],
+    output: null,
+    createdAt: Date.now(),
+  };
+  expect(await engine.store.appendJournal(theirs)).toBe(true);
+  return theirs;
+};
 
 const replayed = async (req: RunRequest): Promise<JsonObject> =>
   replay(req.context, await engine.store.readJournal(req.instanceId));
@@ -42,23 +58,57 @@ describe('runTask: the DAG', () => {
     expect(result.steps.find((s) => s.stepId === 'b')?.output).toEqual({ seen: { made: { a: 1 } } });
   });
 
-  it('holds the completion that ends the walk for the finish to commit, when asked, and writes the rest', async () => {
+  it('holds the completions that make no resource for the finish to commit, when asked, and writes the rest', async () => {
     const req = request([
       step('a', { set: { 'made.a': 1 } }),
       step('b', { set: { 'made.b': 2 } }, { dependsOn: [] }),
       step('c', { set: { 'made.c': 3 } }, { dependsOn: ['a', 'b'] }),
     ]);
-    const result = await run(req, undefined, undefined, { holdLastEntry: true });
-    const written = await engine.store.readJournal(req.instanceId);
-    expect(written.map((e) => e.stepId).sort()).toEqual(['a', 'b']);
-    expect(result.journal).toMatchObject({ instanceId: req.instanceId, seq: 3, stepId: 'c' });
-    expect(replay(replay(req.context, written), [result.journal as NonNullable<typeof result.journal>])).toEqual(
-      result.context,
-    );
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(await engine.store.readJournal(req.instanceId)).toEqual([]);
+    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([
+      [1, expect.any(String)],
+      [2, expect.any(String)],
+      [3, 'c'],
+    ]);
+    expect(replay(req.context, result.journal ?? [])).toEqual(result.context);
     // Without it, every completion is written before the run returns.
     const plain = request([step('a', { set: { 'made.a': 1 } })]);
     expect((await run(plain)).journal).toBeUndefined();
     expect(await engine.store.readJournal(plain.instanceId)).toHaveLength(1);
+  });
+
+  it('writes a completion that makes or drops a resource at once, after the ones held before it', async () => {
+    const req = request([
+      step('a', { set: { 'made.a': 1 } }),
+      { id: 'ws', type: 'workspace', config: {} },
+      { id: 'down', type: 'teardown', config: {} },
+      step('b', { set: { 'made.b': 2 } }),
+    ]);
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(result.status).toBe('COMPLETED');
+    // Nothing is left to tear down after the walk, so nothing flushed b: a, ws and down were written as they ended.
+    const written = await engine.store.readJournal(req.instanceId);
+    expect(written.map((e) => e.stepId)).toEqual(['a', 'ws', 'down']);
+    expect(written[1]?.ops.map((op) => op.path)).toContain('resources.ws');
+    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([[4, 'b']]);
+    expect(replay(req.context, [...written, ...(result.journal ?? [])])).toEqual(result.context);
+  });
+  it('writes what it held before a rollback, which is written at once, and holds the re-run', async () => {
+    const req = request([
+      step('a', { set: { 'made.a': 1 } }),
+      step('check', { failVerdictTimes: 1, set: { 'made.check': true } }, { retry: { from: 'a', max: 1 } }),
+    ]);
+    const result = await run(req, undefined, undefined, { holdEntries: true });
+    expect(result.status).toBe('COMPLETED');
+    const written = await engine.store.readJournal(req.instanceId);
+    expect(written.map((e) => e.stepId)).toEqual(['a', 'check', 'check']);
+    expect(written[2]?.output).toMatchObject({ rollback: { from: 'a', to: 'check' } });
+    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([
+      [4, 'a'],
+      [5, 'check'],
+    ]);
+    expect(replay(req.context, [...written, ...(result.journal ?? [])])).toEqual(result.context);
   });
 });
 
@@ -179,19 +229,19 @@ describe('runTask: resuming', () => {
     // Both writers in the same millisecond, as on a fast machine: only the entry itself may count as its own.
     const now = vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
     onTestFinished(() => now.mockRestore());
-    const theirs = {
-      instanceId: req.instanceId,
-      seq: 1,
-      stepId: 'a',
-      attempt: 1,
-      ops: [{ op: 'set' as const, path: 'winner', value: 'other' }],
-      output: null,
-      createdAt: Date.now(),
-    };
-    expect(await engine.store.appendJournal(theirs)).toBe(true);
+    const theirs = await takenFirst(req);
     // This process believes the journal empty (journalLength 0): its completion of `a` takes position 1.
     const result = await run(req);
     expect(result.status).toBe('FAILED');
+    expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
+    expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
+  });
+
+  it('writes held entries with the next one all or none: a stale completion adds nothing after a taken position', async () => {
+    const req = request([step('a', { set: { 'made.a': 1 } }), { id: 'ws', type: 'workspace', config: {} }]);
+    const theirs = await takenFirst(req);
+    // a is held at position 1, then ws's completion writes both: position 1 is taken, so ws's 2 is not written.
+    const result = await run(req, undefined, undefined, { holdEntries: true });
     expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
     expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
   });

@@ -30,7 +30,7 @@ const entry = (runId: string, seq: number, stepId: string): JournalEntry => ({
   output: { score: 1, pass: true },
   createdAt: now + seq,
 });
-const finish = (runId: string, journal?: JournalEntry): RunFinish => ({
+const finish = (runId: string, ...journal: JournalEntry[]): RunFinish => ({
   status: 'COMPLETED',
   outcome: 'passed',
   score: 1,
@@ -42,7 +42,7 @@ const finish = (runId: string, journal?: JournalEntry): RunFinish => ({
     row: { key: `k-${runId}`, outcome: 'passed', score: 1, group_id: runId, error: null },
     files: {},
   },
-  ...(journal ? { journal } : {}),
+  ...(journal.length > 0 ? { journal } : {}),
 });
 const epochOf = (claim: Claim): number => {
   if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
@@ -61,16 +61,13 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
   const steps = async (runId: string) => (await store.readJournal(`t@${runId}`)).map((e) => e.stepId);
   const results = async (runId: string) => (await store.readResults(runId, 0, 10)).map((r) => r.runId);
 
-  it('commits the verify entry with the result under the current epoch, and leaves none when refused', async () => {
+  it('commits the held entries with the result under the current epoch, and leaves none when refused', async () => {
     await store.createRuns([queued('r1'), queued('r2')]);
     const ledger = store.queueLedger();
     const epoch = epochOf(await ledger.claim('r1', 'w1', owner, now, 60_000));
-    expect(await store.appendJournal(entry('r1', 1, 'prompt'))).toBe(true);
-    expect(await ledger.commit('r1', epoch, finish('r1', entry('r1', 2, 'verify')), now + 10)).toEqual({
-      committed: true,
-    });
-    expect(await steps('r1')).toEqual(['prompt', 'verify']);
-    expect((await store.readJournal('t@r1'))[1]).toEqual(entry('r1', 2, 'verify'));
+    const held = [entry('r1', 1, 'prompt'), entry('r1', 2, 'verify')];
+    expect(await ledger.commit('r1', epoch, finish('r1', ...held), now + 10)).toEqual({ committed: true });
+    expect(await store.readJournal('t@r1')).toEqual(held);
     expect(await results('r1')).toEqual(['r1']);
 
     // w1's lease lapses and w2 takes r2 over: w1's late commit is refused, and its verify entry is not written.
@@ -99,9 +96,8 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     const epoch = epochOf(await ledger.claim('r3', 'w1', owner, now, 60_000));
     // A superseded execution still running wrote there first.
     expect(await store.appendJournal(entry('r3', 1, 'elsewhere'))).toBe(true);
-    await expect(ledger.commit('r3', epoch, finish('r3', entry('r3', 1, 'verify')), now + 10)).rejects.toThrow(
-      /journal position 1 of t@r3 is taken/,
-    );
+    const held = finish('r3', entry('r3', 1, 'prompt'), entry('r3', 2, 'verify'));
+    await expect(ledger.commit('r3', epoch, held, now + 10)).rejects.toThrow(/journal position 1 of t@r3 is taken/);
     expect(await steps('r3')).toEqual(['elsewhere']);
     expect(await results('r3')).toEqual([]);
     expect((await readRun(store, 'r3')).status).toBe('RUNNING');

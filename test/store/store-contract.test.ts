@@ -63,10 +63,15 @@ for (const backend of await storeBackends()) {
       expect(await store.appendJournal(entry('t@r1', 1))).toBe(true);
       expect(await store.appendJournal(entry('t@r1', 2))).toBe(true);
       expect(await store.appendJournal({ ...entry('t@r1', 2), stepId: 'stale' })).toBe(false);
+      // Several at once are written all or none: one taken position refuses them all.
+      expect(await store.appendJournal(entry('t@r1', 3), { ...entry('t@r1', 2), stepId: 'stale' })).toBe(false);
+      expect(await store.appendJournal(entry('t@r1', 3), entry('t@r1', 4))).toBe(true);
       const journal = await store.readJournal('t@r1');
       expect(journal.map((e) => [e.seq, e.stepId])).toEqual([
         [1, 's1'],
         [2, 's2'],
+        [3, 's3'],
+        [4, 's4'],
       ]);
       expect(journal[0]).toEqual(entry('t@r1', 1));
     });
@@ -190,7 +195,7 @@ for (const backend of await storeBackends()) {
       expect(await store.readResults('other', 0, 10)).toEqual([]);
     });
 
-    it('commits a last journal entry with the terminal status, or nothing when its position is taken', async () => {
+    it('commits held journal entries with the terminal status, or none when a position is taken', async () => {
       const result = (caseKey: string) => ({
         caseKey,
         attempt: 1,
@@ -202,21 +207,21 @@ for (const backend of await storeBackends()) {
       await store.createRuns([newRun('r1'), newRun('r2')]);
       expect(await store.appendJournal(entry('t@r1', 1))).toBe(true);
       const done = { status: 'COMPLETED', outcome: 'passed' } as const;
-      expect(await store.finishRun('r1', { ...done, journal: entry('t@r1', 2), result: result('k1') }, 5)).toBe(true);
-      expect((await store.readJournal('t@r1')).map((e) => e.seq)).toEqual([1, 2]);
-      expect((await store.readJournal('t@r1'))[1]).toEqual(entry('t@r1', 2));
-      // Already terminal: the entry is not written either.
-      expect(await store.finishRun('r1', { ...done, journal: entry('t@r1', 3) }, 6)).toBe(false);
-      expect((await store.readJournal('t@r1')).map((e) => e.seq)).toEqual([1, 2]);
-      // A taken position fails the finish as a whole: no status, no result, the entry there kept.
-      expect(await store.appendJournal(entry('t@r2', 1))).toBe(true);
-      const stale = { ...entry('t@r2', 1), stepId: 'stale' };
+      const held = [entry('t@r1', 2), entry('t@r1', 3)];
+      expect(await store.finishRun('r1', { ...done, journal: held, result: result('k1') }, 5)).toBe(true);
+      expect(await store.readJournal('t@r1')).toEqual([entry('t@r1', 1), ...held]);
+      // Already terminal: the entries are not written either.
+      expect(await store.finishRun('r1', { ...done, journal: [entry('t@r1', 4)] }, 6)).toBe(false);
+      expect((await store.readJournal('t@r1')).map((e) => e.seq)).toEqual([1, 2, 3]);
+      // A taken position fails the finish as a whole: no status, no result, no entry of it, the one there kept.
+      expect(await store.appendJournal(entry('t@r2', 2))).toBe(true);
+      const stale = [entry('t@r2', 1), { ...entry('t@r2', 2), stepId: 'stale' }];
       await expect(store.finishRun('r2', { ...done, journal: stale, result: result('k2') }, 7)).rejects.toThrow(
-        /journal position 1 of t@r2 is taken/,
+        /journal position 2 of t@r2 is taken/,
       );
       expect((await store.getRun('r2'))?.status).toBe('QUEUED');
       expect((await store.readResults('g', 0, 10)).map((r) => r.runId)).toEqual(['r1']);
-      expect((await store.readJournal('t@r2'))[0]?.stepId).toBe('s1');
+      expect(await store.readJournal('t@r2')).toEqual([entry('t@r2', 2)]);
     });
   });
 }
