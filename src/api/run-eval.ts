@@ -60,6 +60,9 @@ export interface RunEvalResult {
   detached?: boolean;
 }
 
+/** How long a submitter waits for its runner's word that runs ended before counting again anyway. */
+const endedFallbackMs = 1000;
+
 const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerProcessState);
 
 /**
@@ -90,8 +93,15 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       while (sent < total && !o.signal?.aborted) {
         const left = await unfinished();
         if (left > window / 2) {
+          const excess = left - window / 2;
+          // A runner whose runs execute here says when enough have ended. Counting on a timer must guess, and a
+          // guess made long by a dry spell (few ended because nothing was left to run) leaves the runner idle
+          // again. Its fallback wakes the count for ends it does not see (a cancel from another process).
           // A stop must not wait out the pause.
-          await sleep(pace.next(sent - left, left - window / 2, Date.now()), o.signal).catch(() => {});
+          await (runner.ended
+            ? runner.ended(excess, endedFallbackMs)
+            : sleep(pace.next(sent - left, excess, Date.now()), o.signal)
+          ).catch(() => {});
           continue;
         }
         const batch = plan.requests.take(window / 2);

@@ -56,6 +56,8 @@ export class LocalRunner implements Runner {
   private lastReconcile = 0;
   private started = false;
   private stopping: Promise<void> | undefined;
+  private endedRuns = 0;
+  private readonly endWaiters = new Set<{ at: number; wake: () => void }>();
 
   constructor(
     private readonly store: Store,
@@ -114,6 +116,27 @@ export class LocalRunner implements Runner {
   }
 
   /** This process executes the runs: its own gates. */
+  ended(n: number, ms: number): Promise<void> {
+    if (n <= 0 || this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        at: this.endedRuns + n,
+        wake: () => {
+          clearTimeout(timer);
+          this.endWaiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.wake, ms);
+      this.endWaiters.add(waiter);
+    });
+  }
+
+  private runsEnded(n: number): void {
+    this.endedRuns += n;
+    for (const waiter of this.endWaiters) if (waiter.at <= this.endedRuns) waiter.wake();
+  }
+
   async rateLimited(): Promise<RateLimited[]> {
     return rateLimitedNow();
   }
@@ -128,6 +151,7 @@ export class LocalRunner implements Runner {
     }
     if (!this.waiting.remove((q) => q.request.runId === runId)) return false;
     await this.store.finishRun(runId, canceled, Date.now());
+    this.runsEnded(1);
     this.schedule();
     return true;
   }
@@ -142,6 +166,8 @@ export class LocalRunner implements Runner {
 
   stop(): Promise<void> {
     this.stopping ??= this.drain();
+    // A submitter waiting for room has none coming: it learns so at once.
+    for (const waiter of this.endWaiters) waiter.wake();
     return this.stopping;
   }
 
@@ -194,6 +220,7 @@ export class LocalRunner implements Runner {
       .finally(() => {
         this.active.delete(request.runId);
         this.waiting.release(queued);
+        this.runsEnded(1);
         this.pump();
         this.schedule();
       });

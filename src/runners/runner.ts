@@ -50,6 +50,12 @@ export interface Runner {
    * execute elsewhere (the queue) has it, so `eval run --detach` can end while they go on.
    */
   detach?(): Promise<void>;
+  /**
+   * Resolves once `n` more of the runs this process executes have ended (their ends committed), after `ms` at
+   * the latest, or at stop: a submitter refilling its window learns at once that there is room, where counting
+   * in the store on a timer must guess. Only a runner whose runs execute in this process has it.
+   */
+  ended?(n: number, ms: number): Promise<void>;
   /** Targets held back after a 429 where this runner's runs execute, for the progress display. */
   rateLimited?(): Promise<RateLimited[]>;
 }
