@@ -5,7 +5,7 @@ import type { PlannedCase } from './matrix.js';
  * The submit requests of a plan's selected cases, each built only when the dispatcher takes it: a request
  * (its task, target and graders as plain data) costs a few KB, so a 100,000-case run holds the ones in flight,
  * never all of them. What was taken belongs to the runner from then on; nothing here keeps it, not even its
- * planned case (~1.4 KB), so the plan shrinks as the run goes.
+ * planned case (~225 B with a JSONL test held by its line), so the plan shrinks as the run goes.
  */
 export class CaseRequests {
   private next = 0;

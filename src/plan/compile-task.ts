@@ -55,15 +55,16 @@ export const judgeRefs = (
  * verify step grading its output, then the test's `after` steps.
  */
 export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => {
-  const { prompt, messages } = renderPrompt(c.promptSpec, c.vars);
+  const test = c.rendered();
+  const { prompt, messages } = renderPrompt(c.promptSpec, test.vars);
   return {
     id: `case:${c.key}`,
-    vars: c.vars,
+    vars: test.vars,
     // The case's time limit covers every step, grading included, not only the prompt.
     ...(timeoutS ? { timeoutS } : {}),
     steps: [
       ...(c.eval.workspace ? [c.eval.workspace] : []),
-      ...(c.test.before ?? []),
+      ...(test.before ?? []),
       {
         id: casePromptStep,
         type: 'prompt',
@@ -79,14 +80,14 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: str
         config: {
           verifierId: caseVerifier,
           input: casePromptStep,
-          threshold: c.threshold,
+          threshold: test.threshold,
           baseDir: displayPath(c.evalDir, root),
-          test: c.test.id,
-          assert: c.assert.map(assertionConfig),
-          judges: judgeRefs(c.assert, c.eval.judges, root, c.target),
+          test: test.id,
+          assert: test.assert.map(assertionConfig),
+          judges: judgeRefs(test.assert, c.eval.judges, root, c.target),
         },
       },
-      ...(c.test.after ?? []),
+      ...(test.after ?? []),
     ],
   };
 };

@@ -27,29 +27,23 @@ export const filterRegex = (flag: string, source: string): RegExp => {
   }
 };
 
-/** The names of the vars `--var` sets for every test. */
-export const givenVars = (filters: EvalFilters): string[] => Object.keys(parseAssignments('--var', filters.var ?? []));
+/** The vars `--var` sets in every test, over what the test gives: each test is loaded with them. */
+export const givenVars = (filters: EvalFilters): Record<string, string> => parseAssignments('--var', filters.var ?? []);
 
 /**
- * Narrows the loaded evals to what the flags select and sets `--var` values, before the matrix is expanded.
- * A filter that leaves nothing is bad input: a typo would otherwise run an empty suite and pass.
+ * Narrows the loaded evals to what the flags select, before the matrix is expanded. A filter that leaves
+ * nothing is bad input: a typo would otherwise run an empty suite and pass.
  */
 export const applyEvalFilters = (evals: readonly EvalSpec[], filters: EvalFilters): EvalSpec[] => {
   const { filterPattern, filterTargets, first } = filters;
-  if (filterPattern === undefined && filterTargets === undefined && first === undefined && !filters.var?.length) {
-    return [...evals];
-  }
+  if (filterPattern === undefined && filterTargets === undefined && first === undefined) return [...evals];
   const pattern = filterPattern === undefined ? undefined : filterRegex('--filter-pattern', filterPattern);
   const targets = filterTargets === undefined ? undefined : filterRegex('--filter-targets', filterTargets);
-  const vars = parseAssignments('--var', filters.var ?? []);
-  const narrowed = evals.map((spec) => {
-    const tests = spec.tests.filter((t) => !pattern || pattern.test(t.description ?? t.id)).slice(0, first);
-    return {
-      ...spec,
-      targets: spec.targets.filter((t) => !targets || targets.test(t.label)),
-      tests: Object.keys(vars).length ? tests.map((t) => ({ ...t, vars: { ...t.vars, ...vars } })) : tests,
-    };
-  });
+  const narrowed = evals.map((spec) => ({
+    ...spec,
+    targets: spec.targets.filter((t) => !targets || targets.test(t.label)),
+    tests: spec.tests.filter((t) => !pattern || pattern.test(t.description ?? t.id)).slice(0, first),
+  }));
   if (pattern && narrowed.every((spec) => spec.tests.length === 0)) {
     throw new InputError(
       `--filter-pattern "${filterPattern}" selects no test`,

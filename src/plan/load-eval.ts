@@ -10,12 +10,12 @@ import type { Env } from './env.js';
 import { chatSchema, defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { resolveJudges } from './judges.js';
-import { draftTests, finishTests, type StepCompiler, type TestDefaults } from './load-tests.js';
+import { draftTests, finishTests, type StepCompiler, type TestDefaults, type TestFinish } from './load-tests.js';
 import { labelProblem, toEvalOptions } from './options.js';
 import { isNativeEvalName, isPromptfooConfig, isPromptfooName, looksLikePromptfoo } from './promptfoo/detect.js';
 import { translatePromptfoo } from './promptfoo/translate.js';
 import type { Path, Source } from './source.js';
-import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec } from './spec.js';
+import type { EvalSpec, ProjectConfig, PromptSpec, TargetSpec, TestSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import type { StepScope } from './task-steps.js';
@@ -28,12 +28,7 @@ import { YamlSource } from './yaml-source.js';
  * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
  * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
  */
-export const loadEvalFile = (
-  file: string,
-  config: ProjectConfig,
-  env: Env,
-  given: readonly string[] = [],
-): EvalSpec => {
+export const loadEvalFile = (file: string, config: ProjectConfig, env: Env, given: JsonObject = {}): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
   const dir = path.dirname(abs);
@@ -60,7 +55,24 @@ export const loadEvalFile = (
   const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
   const around: StepCompiler = (draft, inherited) =>
     compileAround({ ...scope, templateVars: draft.vars }, draft.source, draft.path, draft, inherited, lead);
-  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), defaults, around, given);
+  const targets = loadTargets(source, doc.targets, config, dir, env);
+  const declaredJudges = loadJudgeTargets(source, doc.judges, dir, env);
+  const options = toEvalOptions(doc.evaluate_options);
+  // What prompts and default_test may read: the vars some test gives.
+  const known = new Set(Object.keys(given));
+  const judges: Record<string, TargetSpec> = {};
+  const judgeOf = (label: string) =>
+    declaredJudges[label] ?? targets.find((t) => t.label === label) ?? config.targets[label];
+  // Each test as it is finished, for a JSONL file's tests again when read back: they are not all held at once.
+  const visit = (test: TestSpec): void => {
+    for (const name in test.vars) known.add(name);
+    for (const [label, judge] of Object.entries(
+      resolveJudges(test.assert, options.judge ?? config.defaults.judge, judgeOf),
+    ))
+      judges[label] = judge;
+  };
+  const finish: TestFinish = { defaults, compileSteps: around, given, visit };
+  const tests = finishTests(draftTests(source, doc.tests, dir, config.root), finish);
   // An empty list is refused by the schema; a file holding no test (a CSV header alone) reaches here.
   if (doc.tests !== undefined && tests.length === 0)
     throw source.fail(
@@ -71,25 +83,18 @@ export const loadEvalFile = (
   // No tests: the prompts run once each, with default_test's vars and assertions.
   if (doc.tests === undefined)
     tests.push(
-      ...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], defaults, undefined, given),
+      ...finishTests([{ source, path: [], vars: {}, assert: [], where: source.pos([]) }], {
+        ...finish,
+        compileSteps: undefined,
+      }),
     );
 
-  // What prompts and default_test may read: the vars some test gives.
-  const known = new Set([...tests.flatMap((t) => Object.keys(t.vars)), ...given]);
   checkTestTemplates(
     source,
     ['default_test'],
     { ...(isRecord(doc.default_test) ? doc.default_test : {}), assert: defaults.assert },
     known,
     false,
-  );
-  const targets = loadTargets(source, doc.targets, config, dir, env);
-  const declaredJudges = loadJudgeTargets(source, doc.judges, dir, env);
-  const options = toEvalOptions(doc.evaluate_options);
-  const judges = resolveJudges(
-    tests.flatMap((t) => t.assert),
-    options.judge ?? config.defaults.judge,
-    (label) => declaredJudges[label] ?? targets.find((t) => t.label === label) ?? config.targets[label],
   );
   return {
     file: abs,
@@ -112,7 +117,7 @@ export const loadEvalPaths = (
   paths: readonly string[],
   config: ProjectConfig,
   env: Env,
-  given: readonly string[] = [],
+  given: JsonObject = {},
 ): EvalSpec[] => {
   const files: string[] = [];
   for (const p of paths) {

@@ -7,6 +7,8 @@ import { type AssertionBuilder, assertionBuilder } from './assertion-spec.js';
 import { csvTests } from './csv-tests.js';
 import { testSchema } from './eval-schema.js';
 import { displayPath, existingFile, isFileRef, readFileRef } from './files.js';
+import { HeldTest, type HeldTestSource } from './held-test.js';
+import { LineReader } from './line-reader.js';
 import { type Path, PointSource, type Source } from './source.js';
 import type { AssertionSpec, TestSpec } from './spec.js';
 import { checkTestTemplates } from './template-vars.js';
@@ -29,6 +31,15 @@ export interface DraftTest {
   where: SourcePosition;
   before?: unknown[];
   after?: unknown[];
+  /** A JSONL file's test: where its line is, so a plan can hold the test by it (held-test.ts). */
+  line?: DraftLine;
+}
+
+interface DraftLine {
+  lines: JsonlLines;
+  offset: number;
+  bytes: number;
+  index: number;
 }
 
 export interface TestDefaults {
@@ -40,6 +51,16 @@ export interface TestDefaults {
 
 /** Compiles a test's own steps after those it inherits (see test-steps.ts). */
 export type StepCompiler = (draft: DraftTest, inherited: AroundSteps) => AroundSteps;
+
+/** How an eval finishes each of its tests. */
+export interface TestFinish {
+  defaults: TestDefaults;
+  compileSteps?: StepCompiler;
+  /** Vars the command line sets in every test (`--var`), over the test's own. */
+  given?: JsonObject;
+  /** Sees each finished test, whole: when loaded, and again whenever a held test is read back. */
+  visit?: (test: TestSpec) => void;
+}
 
 const rawTestSchema = testSchema(z.unknown());
 type RawTest = z.output<typeof rawTestSchema>;
@@ -130,7 +151,44 @@ const fromFile = (
 
 /** A JSONL file's tests, read line by line: a 100,000-test file is never one string. */
 function* jsonlTests(display: string, file: string, build: AssertionBuilder): Generator<DraftTest> {
-  for (const { line, index } of textLines(file)) if (line.trim() !== '') yield jsonlTest(display, line, index, build);
+  const lines = new JsonlLines(display, file, build);
+  for (const { line, index, offset, bytes } of textLines(file))
+    if (line.trim() !== '') yield { ...jsonlTest(display, line, index, build), line: { lines, offset, bytes, index } };
+}
+
+/** A JSONL tests file's lines read back, each drafted again as when it was first read. */
+class JsonlLines {
+  private readonly reader: LineReader;
+
+  constructor(
+    private readonly display: string,
+    file: string,
+    private readonly build: AssertionBuilder,
+  ) {
+    this.reader = new LineReader(file, display);
+  }
+
+  draft(offset: number, bytes: number, index: number): DraftTest {
+    return jsonlTest(this.display, this.reader.read(offset, bytes), index, this.build);
+  }
+}
+
+/** The held tests of one JSONL file, read back and finished as when loaded; the last one read is kept. */
+class HeldTests implements HeldTestSource {
+  private last: { offset: number; test: TestSpec } | undefined;
+
+  constructor(
+    private readonly lines: JsonlLines,
+    private readonly finish: TestFinish,
+  ) {}
+
+  test(id: string, offset: number, bytes: number, index: number): TestSpec {
+    if (this.last?.offset === offset) return this.last.test;
+    const test = finishTest(this.lines.draft(offset, bytes, index), id, this.finish);
+    this.finish.visit?.(test);
+    this.last = { offset, test };
+    return test;
+  }
 }
 
 /**
@@ -148,29 +206,31 @@ const jsonlTest = (display: string, line: string, index: number, build: Assertio
 };
 
 /**
- * Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test, checks ids.
- * `given`: vars the command line sets for every test (`--var`), which templates may read too.
+ * Numbers tests `t<N>` (1-based over the whole file) when they have no id, applies default_test and `--var`,
+ * checks ids. A JSONL file's tests are held by their line once finished (held-test.ts).
  */
-export const finishTests = (
-  drafts: Iterable<DraftTest>,
-  defaults: TestDefaults,
-  compileSteps?: StepCompiler,
-  given: readonly string[] = [],
-): TestSpec[] => {
+export const finishTests = (drafts: Iterable<DraftTest>, finish: TestFinish): TestSpec[] => {
   const seen = new Map<string, SourcePosition>();
+  const held = new Map<JsonlLines, HeldTests>();
   const tests: TestSpec[] = [];
-  for (const draft of drafts) tests.push(finishTest(draft, tests.length, seen, defaults, compileSteps, given));
+  for (const draft of drafts) {
+    const id = uniqueId(draft, tests.length, seen);
+    const test = finishTest(draft, id, finish);
+    finish.visit?.(test);
+    if (!draft.line) {
+      tests.push(test);
+      continue;
+    }
+    const { lines, offset, bytes, index } = draft.line;
+    const source = held.get(lines) ?? new HeldTests(lines, finish);
+    held.set(lines, source);
+    tests.push(new HeldTest(id, test.description, offset, bytes, index, source));
+  }
   return tests;
 };
 
-const finishTest = (
-  draft: DraftTest,
-  i: number,
-  seen: Map<string, SourcePosition>,
-  defaults: TestDefaults,
-  compileSteps: StepCompiler | undefined,
-  given: readonly string[],
-): TestSpec => {
+/** The test's id, `t<i+1>` when it has none; one used before in the file is refused. */
+const uniqueId = (draft: DraftTest, i: number, seen: Map<string, SourcePosition>): string => {
   const id = draft.id ?? `t${i + 1}`;
   const first = seen.get(id);
   if (first) {
@@ -184,11 +244,14 @@ const finishTest = (
     );
   }
   seen.set(id, draft.where);
-  // Without default_test vars or assertions, the draft's own (each test's alone) are used, not copied.
-  const vars = hasKeys(defaults.vars) ? { ...defaults.vars, ...draft.vars } : draft.vars;
+  return id;
+};
+
+const finishTest = (draft: DraftTest, id: string, { defaults, compileSteps, given = {} }: TestFinish): TestSpec => {
+  // Without default_test or --var vars, the draft's own (each test's alone) are used, not copied.
+  const vars = hasKeys(defaults.vars) || hasKeys(given) ? { ...defaults.vars, ...draft.vars, ...given } : draft.vars;
   // A test's own assertions and steps may read only the vars it has (its own, default_test's, --var's).
-  const names = new Set([...Object.keys(vars), ...given]);
-  checkTestTemplates(draft.source, draft.path, draft, names, true);
+  checkTestTemplates(draft.source, draft.path, draft, new Set(Object.keys(vars)), true);
   const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
   // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
   const assert = defaults.assert.length ? defaults.assert.concat(draft.assert) : draft.assert;

@@ -20,6 +20,7 @@ export class PlannedCase {
     /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
     readonly promptSpec: PromptSpec,
     readonly target: TargetSpec,
+    /** As written (its templates not rendered): a JSONL file's test is held by its line (held-test.ts). */
     readonly test: TestSpec,
     readonly sample: number,
     spec: EvalSpec,
@@ -32,12 +33,17 @@ export class PlannedCase {
     return identityOf(this.eval, this.test, this.promptSpec, this.target, this.sample);
   }
 
+  /** The test with its templates rendered, built on each call: take it once where it is used more than once. */
+  rendered(): TestSpec {
+    return renderTest(this.test);
+  }
+
   get vars(): JsonObject {
     return this.test.vars;
   }
 
   get assert(): AssertionSpec[] {
-    return this.test.assert;
+    return this.rendered().assert;
   }
 
   get threshold(): number {
@@ -97,6 +103,8 @@ export const expandMatrix = (
     const judgePrint = judgeEntries.length
       ? fingerprintOf(judgeEntries.map(([label, t]) => [label, fingerprints.target(t)]))
       : '';
+    // Each case holds its test as written, rendered again when its request is built: a plan holds no rendered
+    // copy of a test, and a held test only its place in its file.
     for (const written of spec.tests) {
       const test = renderTest(written);
       const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
@@ -116,7 +124,7 @@ export const expandMatrix = (
           const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {
             const key = caseKey(identityOf(spec, test, promptSpec, target, sample));
-            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, test, sample, spec));
+            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, written, sample, spec));
           }
         }
       }

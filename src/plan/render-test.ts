@@ -49,9 +49,16 @@ export const renderTest = (test: TestSpec): TestSpec => {
   const before = test.before?.map((s) => renderStep(s, test.vars));
   const after = test.after?.map((s) => renderStep(s, test.vars));
   if (same(assert, test.assert) && same(before, test.before) && same(after, test.after)) return test;
+  // Field by field, not spread: a held test's fields are getters (held-test.ts), which a spread leaves out.
   return {
-    ...test,
+    id: test.id,
+    ...(test.description !== undefined ? { description: test.description } : {}),
+    vars: test.vars,
     assert,
+    threshold: test.threshold,
+    repeat: test.repeat,
+    ...(test.metadata !== undefined ? { metadata: test.metadata } : {}),
+    ...(test.where !== undefined ? { where: test.where } : {}),
     ...(before ? { before } : {}),
     ...(after ? { after } : {}),
   };

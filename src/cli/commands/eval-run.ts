@@ -8,6 +8,7 @@ import { ProgressDisplay } from '../progress-display.js';
 import { planReport, reportRun } from '../run-report.js';
 import { ReportRows } from '../run-report-rows.js';
 import { onStopSignals, signalExitCode } from '../signals.js';
+import { YoungGeneration } from '../young-generation.js';
 
 export interface EvalRunOptions extends EvalRunFlags {
   quiet?: boolean;
@@ -20,6 +21,13 @@ export interface EvalRunOptions extends EvalRunFlags {
   passRule?: string;
   failUnder?: string;
 }
+
+/**
+ * The young generation a run keeps (both semi-spaces): 16 MB rather than V8's 32 MB. Measured at 5,000 cases:
+ * peak RSS 132-139 MB instead of 152-156 MB, for 0-15% more CPU (noisy; scavenges come twice as often, each
+ * copying the cases in flight); 8 MB gave 129 MB for ~10% more again.
+ */
+const youngBytes = 16 * 2 ** 20;
 
 const say = (line: string): void => {
   process.stderr.write(`${line}\n`);
@@ -52,6 +60,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const display = new ProgressDisplay(process.stderr, opts.quiet ?? false);
   const controller = new AbortController();
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
+  const young = new YoungGeneration();
   try {
     const { plan, summary, ran, detached } = await runEval({
       config,
@@ -71,6 +80,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
         if (p.requests.size === 0) say(`nothing to run: ${p.bundleDir} gets no new rows`);
       },
       onStart: (p) => {
+        young.growTo(youngBytes);
         if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
@@ -94,5 +104,6 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   } finally {
     rows.close();
     signals.dispose();
+    young.dispose();
   }
 };
