@@ -641,7 +641,16 @@ tests: [{ id: t0, vars: { q: "${tag}-0" } }, { id: t1, vars: { q: "${tag}-1" } }
     expect(requestsFor(tag)).toHaveLength(0);
     await fleet(project, 1, ['--concurrency', '3']);
     const followed = await runCli(['runs', 'follow', groupId, '-q'], { cwd: project.dir, timeoutMs: 30_000 });
-    expect(followed.code, followed.stderr).toBe(0);
+    // On a failure, what each case ended with (the bundle is pulled before the exit code is decided).
+    const ended = (): string => {
+      try {
+        return project.read('out/index.jsonl');
+      } catch {
+        return '(no bundle)';
+      }
+    };
+    if (followed.code !== 0)
+      expect.fail(`runs follow exited ${followed.code}\n${followed.stdout}\n${followed.stderr}\n${ended()}`);
     expect(followed.stdout).toContain(`${groupId}: 3/3 done · 3 passed`);
     expect(rows(project.read('out/index.jsonl'))).toHaveLength(3);
   });
