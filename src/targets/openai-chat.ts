@@ -13,7 +13,7 @@ import {
   type LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { ProctorError } from '../errors.js';
-import { httpRequest } from './http-fetch.js';
+import { httpRequest, replyHeaders } from './http-fetch.js';
 import type { TurnModel, TurnReply } from './model-call.js';
 
 export interface OpenAIChatEndpoint {
@@ -192,7 +192,7 @@ export const openaiChatModel = (endpoint: OpenAIChatEndpoint): TurnModel => {
           url,
           requestBodyValues: values,
           statusCode: reply.status,
-          responseHeaders: reply.headers(),
+          responseHeaders: replyHeaders(reply.headers),
           responseBody: body,
           cause,
           isRetryable: reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500,
