@@ -68,6 +68,11 @@ export interface FollowOptions {
   beforeReading?: () => Promise<void>;
   /** Targets held back after a 429 (the runner's `rateLimited`), asked at each full reading. */
   rateLimited?: () => Promise<RateLimited[]>;
+  /**
+   * Waits between readings: resolves once `left` more runs have ended, or after `ms` (the runner's `ended`, when
+   * its runs execute here). Without it a reading waits out the interval, and so does the last result.
+   */
+  waitEnded?: (left: number, ms: number) => Promise<void>;
 }
 
 /** Polls the store until every run of the group is terminal, or the runner stopped. */
@@ -96,6 +101,7 @@ export const follow = async (
     // A full reading groups every run of the group; counting the finished ones reads the index alone.
     const done = options.wantsProgress() ? (await reading()).done : await countFinished();
     if (done >= total || stopped) return reading();
-    await sleep(options.intervalMs);
+    // The runs' end is read at once rather than up to an interval later; a single run's end wakes nothing.
+    await (options.waitEnded ? options.waitEnded(total - done, options.intervalMs) : sleep(options.intervalMs));
   }
 };

@@ -48,6 +48,8 @@ export interface RunEvalOptions {
    * at the end of a run needs no pass of its own.
    */
   visitors?: (bundleDir: string) => readonly RowVisitor[];
+  /** How often the follower reads the store while runs go on (default 200 ms); the runs' end is read at once. */
+  followIntervalMs?: number;
 }
 
 export interface RunEvalResult {
@@ -112,8 +114,11 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       submitFailure = error;
       await stopping.stop();
     });
+    const ended = runner.ended?.bind(runner);
+    // A stopping runner's `ended` resolves at once: the follower then waits out its interval, not a busy loop.
+    const halted = (): boolean => o.signal?.aborted === true || submitFailure !== undefined;
     await follow(store, plan.groupId, total, {
-      intervalMs: 200,
+      intervalMs: o.followIntervalMs ?? 200,
       // The runs not yet submitted count as unfinished; the submitted ones are read as an index range of the
       // unfinished, as long as the window, rather than a count of every finished run.
       // Under a budget the dispatch submits case by case and records the rest as not started: counted as stored.
@@ -122,6 +127,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       wantsProgress: o.wantsProgress ?? (() => false),
       stopped: stopping.stopped,
       rateLimited: () => runner.rateLimited?.() ?? Promise.resolve([]),
+      ...(ended ? { waitEnded: (left: number, ms: number) => (halted() ? sleep(ms) : ended(left, ms)) } : {}),
       beforeReading: async () => {
         await materialiser.pull();
       },
