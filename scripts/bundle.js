@@ -21,6 +21,10 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
+  // Node reads, decodes and compiles every loaded chunk's whole text before running it (~2 MB for an eval run):
+  // 30% fewer bytes is ~5% less CPU for a one-case run. Names stay as written, for stacks and profiles.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   // Left to Node: the native addons (better-sqlite3, and the optional ones of pg and of BullMQ's msgpackr), which
   // load their binaries from their own folders. BullMQ, ioredis and pg are bundled: a worker starts on ~0.3 s of
