@@ -55,6 +55,23 @@ const readProgress = async (store: Store, groupId: string, total: number, starte
   return progress;
 };
 
+/** The most of the follower's time its full readings may take: each groups every run of the group. */
+const fullReadingShare = 0.05;
+
+/** When the last full reading ended (epoch ms) and how long it took. */
+export interface LastReading {
+  at: number;
+  costMs: number;
+}
+
+/**
+ * Whether a full reading may be taken now: a group of 100,000 runs takes 40-110 ms to group, which a terminal's
+ * redraw at every reading (5 a second) would spend on half the main thread. A small group's reading is taken at
+ * every poll as before.
+ */
+export const fullReadingDue = (now: number, last: LastReading | undefined): boolean =>
+  last === undefined || now - last.at >= last.costMs / fullReadingShare;
+
 export interface FollowOptions {
   intervalMs: number;
   onProgress: (progress: Progress) => void;
@@ -88,8 +105,12 @@ export const follow = async (
     stopped = true;
   });
   const countFinished = options.countFinished ?? (() => store.countFinished(groupId));
+  let last: LastReading | undefined;
   const reading = async (): Promise<Progress> => {
+    const from = Date.now();
     const progress = await readProgress(store, groupId, total, startedAt);
+    const at = Date.now();
+    last = { at, costMs: at - from };
     // A pause that cannot be read (Redis briefly away) is only not shown.
     const limited = await options.rateLimited?.().catch(() => undefined);
     if (limited) progress.rateLimited = limited;
@@ -99,7 +120,8 @@ export const follow = async (
   for (;;) {
     await options.beforeReading?.();
     // A full reading groups every run of the group; counting the finished ones reads the index alone.
-    const done = options.wantsProgress() ? (await reading()).done : await countFinished();
+    const full = options.wantsProgress() && fullReadingDue(Date.now(), last);
+    const done = full ? (await reading()).done : await countFinished();
     if (done >= total || stopped) return reading();
     // The runs' end is read at once rather than up to an interval later; a single run's end wakes nothing.
     await (options.waitEnded ? options.waitEnded(total - done, options.intervalMs) : sleep(options.intervalMs));
