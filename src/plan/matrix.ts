@@ -3,6 +3,7 @@ import type { StepSpec } from '../engine/task.js';
 import type { CaseIdentity, JsonObject, Message } from '../records.js';
 import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
+import { HeldTest } from './held-test.js';
 import { caseKey, fingerprintOf } from './identity.js';
 import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
@@ -36,7 +37,7 @@ export class PlannedCase {
 
   /** The test with its templates rendered, built on each call: take it once where it is used more than once. */
   rendered(): TestSpec {
-    return renderTest(this.test);
+    return renderTest(wholeTest(this.test));
   }
 
   get vars(): JsonObject {
@@ -56,6 +57,12 @@ export class PlannedCase {
     return dirname(this.eval.file);
   }
 }
+
+/**
+ * A test with plain fields: a held one read back once, not once per field through its getters (each a lookup of
+ * its line), and renderTest sees one shape of object.
+ */
+const wholeTest = (test: TestSpec): TestSpec => (test instanceof HeldTest ? test.whole : test);
 
 const identityOf = (
   spec: EvalSpec,
@@ -110,7 +117,7 @@ const testPrints = (
   written: TestSpec,
   judgePrint: string,
 ): TestPrints => {
-  const test = renderTest(written);
+  const test = renderTest(wholeTest(written));
   const around = aroundPrint(fingerprints, scope.workspace, test);
   const asserted = fingerprints.assertions(test.assert, scope.evalDir);
   const judged = judgePrint && test.assert.some((a) => a.where);
