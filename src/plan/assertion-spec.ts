@@ -3,7 +3,7 @@ import { assertionCommonSchema, assertionConfigSchema, parseAssertionType } from
 import type { GraderDef } from '../graders/grader.js';
 import { jsonEqual } from '../graders/json-equal.js';
 import { type GraderKind, graderKinds, graders } from '../graders/registry.js';
-import type { JsonObject } from '../records.js';
+import type { ConfigReferences, JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
 import { existingFile } from './files.js';
 import type { Path, Source } from './source.js';
@@ -66,9 +66,7 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
   if (!parsedType) throw source.fail([...path, 'type'], `unknown assertion type "${type}"`, unknownTypeHint(type));
 
   const schema = assertionConfigSchema(parsedType.kind);
-  const common: Record<string, unknown> = {};
-  const config: Record<string, unknown> = {};
-  for (const key in raw) (commonKeys.includes(key) ? common : config)[key] = raw[key];
+  const { common, config } = splitKeys(raw);
   const allowed = keysOf(parsedType.kind);
   if (allowed) {
     const unknown = source.unknownKey(path, raw, allowed);
@@ -90,12 +88,31 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
     existingFile(source, key === undefined ? path : [...path, key], file, baseDir);
   }
 
-  const { weight, required, id, threshold } = commonParsed;
+  return toSpec(source, path, parsedType, commonParsed, config as JsonObject, def, references);
+};
+
+/** An assertion's common keys (weight, required, …) and its kind's own (its config). */
+const splitKeys = (raw: Record<string, unknown>) => {
+  const common: Record<string, unknown> = {};
+  const config: Record<string, unknown> = {};
+  for (const key in raw) (commonKeys.includes(key) ? common : config)[key] = raw[key];
+  return { common, config };
+};
+
+const toSpec = (
+  source: Source,
+  path: Path,
+  parsedType: { kind: GraderKind; negate: boolean },
+  { weight, required, id, threshold }: ReturnType<typeof commonOf>,
+  config: JsonObject,
+  def: GraderDef,
+  references: ConfigReferences | undefined,
+): AssertionSpec => {
   const hasReferences = Boolean(references?.files?.length || references?.commands?.length);
   // Most assertions have none of the optional keys: a plain literal takes 64 bytes, the spreads below 96, and a
   // 100,000-test plan holds every assertion. Same keys in the same order either way.
   if (id === undefined && threshold === undefined && !hasReferences && !def.judged) {
-    return { type: parsedType.kind, negate: parsedType.negate, weight, required, config: config as JsonObject };
+    return { type: parsedType.kind, negate: parsedType.negate, weight, required, config };
   }
   return {
     type: parsedType.kind,
@@ -104,10 +121,23 @@ export const buildAssertion = (source: Source, path: Path, raw: unknown, baseDir
     required,
     ...(id !== undefined ? { id } : {}),
     ...(threshold !== undefined ? { threshold } : {}),
-    config: config as JsonObject,
+    config,
     ...(hasReferences ? { references } : {}),
     ...(def.judged ? { where: source.pos(path) } : {}),
   };
+};
+
+/**
+ * An assertion buildAssertion took before, read again from the same unchanged text (a JSONL test read back): split
+ * and defaulted the same way, without checking again what was checked then. Its config is parsed only when its
+ * grader names files, which are found from the parsed config.
+ */
+export const restoreAssertion = (source: Source, path: Path, raw: Record<string, unknown>): AssertionSpec => {
+  const parsedType = parseAssertionType(raw.type as string) as { kind: GraderKind; negate: boolean };
+  const { common, config } = splitKeys(raw);
+  const def: GraderDef = graders[parsedType.kind];
+  const references = def.references?.(assertionConfigSchema(parsedType.kind).parse(config));
+  return toSpec(source, path, parsedType, commonOf(source, path, common), config as JsonObject, def, references);
 };
 
 /** Builds the assertions of one file's tests, whose files resolve against `baseDir`. */

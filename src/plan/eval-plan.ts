@@ -13,7 +13,7 @@ import { applyEvalFilters, type EvalFilters, givenVars } from './eval-filters.js
 import { displayPath } from './files.js';
 import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
-import { expandMatrix, type PlannedCase } from './matrix.js';
+import { expandMatrix, LoadedPrints, type PlannedCase } from './matrix.js';
 import { attachPrices, refuseUnpriced } from './prices.js';
 import { type PriorResults, readPriorResults } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
@@ -145,17 +145,28 @@ export const planEvalRun = (
   flags: EvalRunFlags,
   env: Env,
 ): EvalRunPlan => {
+  const fingerprints = fingerprinter(config.root, env);
+  // Each test's prints are worked out as it is loaded: a JSONL test is not read back to expand the matrix.
+  const loaded = new LoadedPrints(fingerprints);
   const evals = applyEvalFilters(
     // Vars `--var` sets are given to every test, so templates may read them.
-    loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env, givenVars(flags)),
+    loadEvalPaths(
+      paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)],
+      config,
+      env,
+      givenVars(flags),
+      loaded,
+    ),
     flags,
   );
   const billed = evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]);
   const warnings = attachPrices(billed, config, env);
   const budgetUsd = flags.budgetUsd ?? config.defaults.budgetUsd;
   if (budgetUsd !== undefined) refuseUnpriced(billed, env);
-  const fingerprints = fingerprinter(config.root, env);
-  const cases = expandMatrix(evals, fingerprints, flags.repeat !== undefined ? { repeat: flags.repeat } : {});
+  const cases = expandMatrix(evals, fingerprints, {
+    loaded,
+    ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
+  });
   // Each case holds its test from here (these specs were loaded for this plan alone): without the specs' lists,
   // a test's vars and assertions are freed once its case has run, not kept to the end of a 100,000-case run.
   for (const spec of evals) spec.tests = [];

@@ -24,7 +24,8 @@ export class HeldTest implements TestSpec {
     private readonly source: HeldTestSource,
   ) {}
 
-  private get whole(): TestSpec {
+  /** The test read back whole: one read where several of its fields are used. */
+  get whole(): TestSpec {
     return this.source.test(this.id, this.offset, this.bytes, this.index);
   }
 

@@ -11,6 +11,7 @@ import { chatSchema, defaultTestSchema, evalShapeSchema, promptObjectSchema } fr
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { resolveJudges } from './judges.js';
 import { draftTests, finishTests, type StepCompiler, type TestDefaults, type TestFinish } from './load-tests.js';
+import type { LoadedPrints, PrintScope } from './matrix.js';
 import { labelProblem, toEvalOptions } from './options.js';
 import { isNativeEvalName, isPromptfooConfig, isPromptfooName, looksLikePromptfoo } from './promptfoo/detect.js';
 import { translatePromptfoo } from './promptfoo/translate.js';
@@ -28,7 +29,13 @@ import { YamlSource } from './yaml-source.js';
  * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
  * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
  */
-export const loadEvalFile = (file: string, config: ProjectConfig, env: Env, given: JsonObject = {}): EvalSpec => {
+export const loadEvalFile = (
+  file: string,
+  config: ProjectConfig,
+  env: Env,
+  given: JsonObject = {},
+  prints?: LoadedPrints,
+): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
   const dir = path.dirname(abs);
@@ -46,15 +53,15 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env, give
   const doc = shape.data;
 
   // Steps of tests resolve paths against the eval file; prompt steps among them must name their target.
-  const scope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
+  const stepScope: StepScope = { config, env, baseDir: dir, templateVars: {}, defaultTarget: undefined };
   const workspace =
     doc.workspace === undefined
       ? undefined
       : workspaceStep(source, ['workspace'], doc.workspace, displayPath(dir, config.root));
   const lead = workspace ? [workspace] : [];
-  const defaults = loadDefaultTest(source, doc.default_test, scope, lead);
+  const defaults = loadDefaultTest(source, doc.default_test, stepScope, lead);
   const around: StepCompiler = (draft, inherited) =>
-    compileAround({ ...scope, templateVars: draft.vars }, draft.source, draft.path, draft, inherited, lead);
+    compileAround({ ...stepScope, templateVars: draft.vars }, draft.source, draft.path, draft, inherited, lead);
   const targets = loadTargets(source, doc.targets, config, dir, env);
   const declaredJudges = loadJudgeTargets(source, doc.judges, dir, env);
   const options = toEvalOptions(doc.evaluate_options);
@@ -71,7 +78,16 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env, give
     ))
       judges[label] = judge;
   };
-  const finish: TestFinish = { defaults, compileSteps: around, given, visit };
+  // Read before the tests, so each test's prints are worked out as it is loaded; their templates are checked after.
+  const prompts = loadPrompts(source, doc.prompts, dir);
+  const scope: PrintScope = { evalDir: dir, workspace, prompts: prompts.map(([spec]) => spec) };
+  const finish: TestFinish = {
+    defaults,
+    compileSteps: around,
+    given,
+    visit,
+    ...(prints ? { loaded: prints.keeper(abs, scope) } : {}),
+  };
   const tests = finishTests(draftTests(source, doc.tests, dir, config.root), finish);
   // An empty list is refused by the schema; a file holding no test (a CSV header alone) reaches here.
   if (doc.tests !== undefined && tests.length === 0)
@@ -101,7 +117,10 @@ export const loadEvalFile = (file: string, config: ProjectConfig, env: Env, give
     path: display,
     ...(doc.description !== undefined ? { description: doc.description } : {}),
     targets,
-    prompts: loadPrompts(source, doc.prompts, dir, known),
+    prompts: prompts.map(([spec, templates]) => {
+      for (const [at, text] of templates) checkTemplateVars(source, at, text, promptVars(known));
+      return spec;
+    }),
     tests,
     options,
     judges,
@@ -118,6 +137,7 @@ export const loadEvalPaths = (
   config: ProjectConfig,
   env: Env,
   given: JsonObject = {},
+  prints?: LoadedPrints,
 ): EvalSpec[] => {
   const files: string[] = [];
   for (const p of paths) {
@@ -141,7 +161,7 @@ export const loadEvalPaths = (
       );
     for (const f of found) if (!files.includes(f)) files.push(f);
   }
-  return files.map((f) => loadEvalFile(f, config, env, given));
+  return files.map((f) => loadEvalFile(f, config, env, given, prints));
 };
 
 // Never walk into dependencies, VCS data or Proctor's own results: they are not the user's evals.
@@ -264,37 +284,33 @@ const loadJudgeTargets = (
 /** A prompt's templates may read the vars some test gives; one that does not parse is refused at its node. */
 const promptVars = (known: ReadonlySet<string>) => ({ names: known, what: 'this prompt', ownTest: false });
 
-/** A chat prompt: each message's content checked as a template; its text is the last user message. */
-const chatPrompt = (source: Source, at: Path, id: string, raw: unknown, known: ReadonlySet<string>): PromptSpec => {
+/** A prompt, and its templates by where they are written: checked once every test has given its vars. */
+type LoadedPrompt = [PromptSpec, [Path, string][]];
+
+/** A chat prompt: each message's content a template; its text is the last user message. */
+const chatPrompt = (source: Source, at: Path, id: string, raw: unknown): LoadedPrompt => {
   const parsed = chatSchema.safeParse(raw);
   if (!parsed.success) throw source.zodError(parsed.error, at, chatSchema);
-  parsed.data.forEach((m, i) => {
-    checkTemplateVars(source, [...at, i, 'content'], m.content, promptVars(known));
-  });
   const lastUser = parsed.data.findLast((m) => m.role === 'user') as Message;
-  return { id, text: lastUser.content, messages: parsed.data };
+  const templates = parsed.data.map((m, i): [Path, string] => [[...at, i, 'content'], m.content]);
+  return [{ id, text: lastUser.content, messages: parsed.data }, templates];
 };
 
-const loadPrompts = (
-  source: Source,
-  raw: string | readonly unknown[],
-  dir: string,
-  known: ReadonlySet<string>,
-): PromptSpec[] => {
+const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: string): LoadedPrompt[] => {
   const entries: [readonly (string | number)[], unknown][] =
     typeof raw === 'string' ? [[['prompts'], raw]] : raw.map((e, i) => [['prompts', i], e]);
-  const out: PromptSpec[] = [];
+  const out: LoadedPrompt[] = [];
   entries.forEach(([at, entry], i) => {
-    let spec: PromptSpec;
+    let loaded: LoadedPrompt;
     const fallbackId = `p${i + 1}`;
-    if (Array.isArray(entry)) spec = chatPrompt(source, at, fallbackId, entry, known);
+    if (Array.isArray(entry)) loaded = chatPrompt(source, at, fallbackId, entry);
     else if (isRecord(entry) && 'messages' in entry) {
       const id = entry.id ?? fallbackId;
       if (typeof id !== 'string' || id === '')
         throw source.fail([...at, 'id'], 'a prompt id is a non-empty string', 'write `id: NAME`');
       const unknown = source.unknownKey(at, entry, ['id', 'messages']);
       if (unknown) throw unknown;
-      spec = chatPrompt(source, [...at, 'messages'], id, entry.messages, known);
+      loaded = chatPrompt(source, [...at, 'messages'], id, entry.messages);
     } else {
       let id = fallbackId;
       let text: string;
@@ -308,12 +324,12 @@ const loadPrompts = (
         textAt = [...at, 'text'];
       }
       if (isFileRef(text)) text = readFileRef(source, textAt, text, dir).text;
-      checkTemplateVars(source, textAt, text, promptVars(known));
-      spec = { id, text };
+      loaded = [{ id, text }, [[textAt, text]]];
     }
-    if (out.some((p) => p.id === spec.id))
+    const [spec] = loaded;
+    if (out.some(([p]) => p.id === spec.id))
       throw source.fail(at, `duplicate prompt id "${spec.id}"`, 'give each prompt a unique id');
-    out.push(spec);
+    out.push(loaded);
   });
   return out;
 };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { SourcePosition } from '../errors.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
-import { type AssertionBuilder, assertionBuilder } from './assertion-spec.js';
+import { type AssertionBuilder, assertionBuilder, restoreAssertion } from './assertion-spec.js';
 import { csvTests } from './csv-tests.js';
 import { testSchema } from './eval-schema.js';
 import { displayPath, existingFile, isFileRef, readFileRef } from './files.js';
@@ -60,6 +60,8 @@ export interface TestFinish {
   given?: JsonObject;
   /** Sees each finished test, whole: when loaded, and again whenever a held test is read back. */
   visit?: (test: TestSpec) => void;
+  /** Sees each test once, whole, as it is loaded. */
+  loaded?: (test: TestSpec) => void;
 }
 
 const rawTestSchema = testSchema(z.unknown());
@@ -151,27 +153,31 @@ const fromFile = (
 
 /** A JSONL file's tests, read line by line: a 100,000-test file is never one string. */
 function* jsonlTests(display: string, file: string, build: AssertionBuilder): Generator<DraftTest> {
-  const lines = new JsonlLines(display, file, build);
+  const lines = new JsonlLines(display, file);
   for (const { line, index, offset, bytes } of textLines(file))
     if (line.trim() !== '') yield { ...jsonlTest(display, line, index, build), line: { lines, offset, bytes, index } };
 }
 
-/** A JSONL tests file's lines read back, each drafted again as when it was first read. */
+/**
+ * A JSONL tests file's lines read back, each drafted again as when it was first read. The reader refuses a changed
+ * file, so a line is the one checked when loaded: its assertions are restored, not checked again.
+ */
 class JsonlLines {
   private readonly reader: LineReader;
 
   constructor(
     private readonly display: string,
     file: string,
-    private readonly build: AssertionBuilder,
   ) {
     this.reader = new LineReader(file, display);
   }
 
   draft(offset: number, bytes: number, index: number): DraftTest {
-    return jsonlTest(this.display, this.reader.read(offset, bytes), index, this.build);
+    return jsonlTest(this.display, this.reader.read(offset, bytes), index, restore);
   }
 }
+
+const restore: AssertionBuilder = (source, path, raw) => restoreAssertion(source, path, raw as Record<string, unknown>);
 
 /** The held tests of one JSONL file, read back and finished as when loaded; the last one read is kept. */
 class HeldTests implements HeldTestSource {
@@ -184,7 +190,7 @@ class HeldTests implements HeldTestSource {
 
   test(id: string, offset: number, bytes: number, index: number): TestSpec {
     if (this.last?.offset === offset) return this.last.test;
-    const test = finishTest(this.lines.draft(offset, bytes, index), id, this.finish);
+    const test = finishTest(this.lines.draft(offset, bytes, index), id, this.finish, false);
     this.finish.visit?.(test);
     this.last = { offset, test };
     return test;
@@ -217,16 +223,28 @@ export const finishTests = (drafts: Iterable<DraftTest>, finish: TestFinish): Te
     const id = uniqueId(draft, tests.length, seen);
     const test = finishTest(draft, id, finish);
     finish.visit?.(test);
-    if (!draft.line) {
-      tests.push(test);
-      continue;
-    }
-    const { lines, offset, bytes, index } = draft.line;
-    const source = held.get(lines) ?? new HeldTests(lines, finish);
-    held.set(lines, source);
-    tests.push(new HeldTest(id, test.description, offset, bytes, index, source));
+    finish.loaded?.(test);
+    tests.push(draft.line ? holdLine(draft.line, id, test, finish, held) : test);
   }
   return tests;
+};
+
+/** A JSONL file's test held by its line, read back through its file's one source. */
+const holdLine = (
+  { lines, offset, bytes, index }: DraftLine,
+  id: string,
+  test: TestSpec,
+  finish: TestFinish,
+  sources: Map<JsonlLines, HeldTests>,
+): HeldTest => {
+  let source = sources.get(lines);
+  if (!source) {
+    // Without `loaded`, which sees a test once: a held test is read back until its case is taken.
+    const { loaded: _once, ...again } = finish;
+    source = new HeldTests(lines, again);
+    sources.set(lines, source);
+  }
+  return new HeldTest(id, test.description, offset, bytes, index, source);
 };
 
 /** The test's id, `t<i+1>` when it has none; one used before in the file is refused. */
@@ -247,11 +265,17 @@ const uniqueId = (draft: DraftTest, i: number, seen: Map<string, SourcePosition>
   return id;
 };
 
-const finishTest = (draft: DraftTest, id: string, { defaults, compileSteps, given = {} }: TestFinish): TestSpec => {
+/** `check`: false for a test read back, whose templates were checked when it was loaded. */
+const finishTest = (
+  draft: DraftTest,
+  id: string,
+  { defaults, compileSteps, given = {} }: TestFinish,
+  check = true,
+): TestSpec => {
   // Without default_test or --var vars, the draft's own (each test's alone) are used, not copied.
   const vars = hasKeys(defaults.vars) || hasKeys(given) ? { ...defaults.vars, ...draft.vars, ...given } : draft.vars;
   // A test's own assertions and steps may read only the vars it has (its own, default_test's, --var's).
-  checkTestTemplates(draft.source, draft.path, draft, new Set(Object.keys(vars)), true);
+  if (check) checkTestTemplates(draft.source, draft.path, draft, new Set(Object.keys(vars)), true);
   const steps = compileSteps ? compileSteps(draft, defaults.steps ?? noSteps) : (defaults.steps ?? noSteps);
   // concat allocates exactly: a spread grows the array's store past its length, held by every test of a plan.
   const assert = defaults.assert.length ? defaults.assert.concat(draft.assert) : draft.assert;

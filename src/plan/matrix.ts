@@ -1,7 +1,9 @@
 import { dirname } from 'node:path';
+import type { StepSpec } from '../engine/task.js';
 import type { CaseIdentity, JsonObject, Message } from '../records.js';
 import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
+import { HeldTest } from './held-test.js';
 import { caseKey, fingerprintOf } from './identity.js';
 import { renderTest } from './render-test.js';
 import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
@@ -35,7 +37,7 @@ export class PlannedCase {
 
   /** The test with its templates rendered, built on each call: take it once where it is used more than once. */
   rendered(): TestSpec {
-    return renderTest(this.test);
+    return renderTest(wholeTest(this.test));
   }
 
   get vars(): JsonObject {
@@ -56,6 +58,12 @@ export class PlannedCase {
   }
 }
 
+/**
+ * A test with plain fields: a held one read back once, not once per field through its getters (each a lookup of
+ * its line), and renderTest sees one shape of object.
+ */
+const wholeTest = (test: TestSpec): TestSpec => (test instanceof HeldTest ? test.whole : test);
+
 const identityOf = (
   spec: EvalSpec,
   test: TestSpec,
@@ -67,6 +75,8 @@ const identityOf = (
 export interface MatrixOptions {
   /** `--repeat`: samples per case, replacing the eval's `repeat`. */
   repeat?: number;
+  /** The tests' prints kept as they were loaded. */
+  loaded?: LoadedPrints;
 }
 
 /** A prompt rendered with a test's vars: its text (a chat prompt's last user message) and a chat's messages. */
@@ -77,17 +87,91 @@ export const renderPrompt = (spec: PromptSpec, vars: JsonObject): { prompt: stri
     : {}),
 });
 
+/** Where a test's prints are worked out: its eval's folder (graders' files), workspace and prompts. */
+export interface PrintScope {
+  evalDir: string;
+  workspace?: StepSpec | undefined;
+  prompts: readonly PromptSpec[];
+}
+
+/** What expanding the matrix needs of a test besides its id: its samples and its print with each prompt, in order. */
+interface TestPrints {
+  repeat: number;
+  prompts: string[];
+}
+
 /** The steps a test adds around its prompt, workspace included; '' when none, so older fingerprints hold. */
-const aroundPrint = (fingerprints: Fingerprints, spec: EvalSpec, test: TestSpec): string => {
-  const steps = [...(spec.workspace ? [spec.workspace] : []), ...(test.before ?? []), ...(test.after ?? [])];
+const aroundPrint = (fingerprints: Fingerprints, workspace: StepSpec | undefined, test: TestSpec): string => {
+  const steps = [...(workspace ? [workspace] : []), ...(test.before ?? []), ...(test.after ?? [])];
   return steps.length ? fingerprints.steps(steps) : '';
 };
 
 /**
- * Expands evals × tests × prompts × targets × samples. The prompt is rendered once per test and prompt for the
- * fingerprint, then dropped: a case's request renders it again, so a 100,000-case plan holds no rendered prompt.
- * Each fingerprint joins a per-(test, prompt) hash with a per-target one, so a 10,000-case matrix costs a few
- * hashes per case; `fingerprints` reads each referenced file once for the whole command.
+ * A test's print with each prompt: the prompt rendered with its vars (then dropped: a case's request renders it
+ * again, so a plan holds no rendered prompt), its vars, graders, threshold and steps, and `judgePrint` when a
+ * model grades it.
+ */
+const testPrints = (
+  fingerprints: Fingerprints,
+  scope: PrintScope,
+  written: TestSpec,
+  judgePrint: string,
+): TestPrints => {
+  const test = renderTest(wholeTest(written));
+  const around = aroundPrint(fingerprints, scope.workspace, test);
+  const asserted = fingerprints.assertions(test.assert, scope.evalDir);
+  const judged = judgePrint && test.assert.some((a) => a.where);
+  const prompts = scope.prompts.map((promptSpec) => {
+    const { prompt, messages } = renderPrompt(promptSpec, test.vars);
+    return fingerprintOf([
+      messages ?? prompt,
+      test.vars,
+      asserted,
+      test.threshold,
+      ...(around ? [around] : []),
+      ...(judged ? [judgePrint] : []),
+    ]);
+  });
+  return { repeat: test.repeat, prompts };
+};
+
+/**
+ * Tests' prints worked out as each is loaded, while its line is parsed anyway, so that expanding the matrix reads no
+ * JSONL test back. Taken once each, by eval file and test id; what is left (tests a filter dropped) goes with this
+ * object once the matrix is expanded. A test a model grades is left out: its print holds its eval's judges, known
+ * only once every test is loaded.
+ */
+export class LoadedPrints {
+  // A test's prints as a string when that is all there is (one prompt, one sample): a plan of 100,000 tests held
+  // an object and a list besides each print (~240 B per test, 24 MB more peak RSS than expanding without them).
+  private readonly byEval = new Map<string, Map<string, TestPrints | string>>();
+
+  constructor(private readonly fingerprints: Fingerprints) {}
+
+  /** What sees each test of the eval `file` (absolute) as loaded, whole, and keeps its prints. */
+  keeper(file: string, scope: PrintScope): (test: TestSpec) => void {
+    const byId = new Map<string, TestPrints | string>();
+    this.byEval.set(file, byId);
+    return (test) => {
+      if (test.assert.some((a) => a.where)) return;
+      const prints = testPrints(this.fingerprints, scope, test, '');
+      const [only] = prints.prompts;
+      byId.set(test.id, prints.repeat === 1 && prints.prompts.length === 1 && only !== undefined ? only : prints);
+    };
+  }
+
+  take(file: string, test: TestSpec): TestPrints | undefined {
+    const byId = this.byEval.get(file);
+    const prints = byId?.get(test.id);
+    byId?.delete(test.id);
+    return typeof prints === 'string' ? { repeat: 1, prompts: [prints] } : prints;
+  }
+}
+
+/**
+ * Expands evals × tests × prompts × targets × samples. Each fingerprint joins a per-(test, prompt) hash with a
+ * per-target one, so a 10,000-case matrix costs a few hashes per case; `fingerprints` reads each referenced file
+ * once for the whole command. A test's per-prompt hashes are those `loaded` kept, else worked out here.
  */
 export const expandMatrix = (
   evals: readonly EvalSpec[],
@@ -96,7 +180,7 @@ export const expandMatrix = (
 ): PlannedCase[] => {
   const cases: PlannedCase[] = [];
   for (const spec of evals) {
-    const evalDir = dirname(spec.file);
+    const scope = { evalDir: dirname(spec.file), workspace: spec.workspace, prompts: spec.prompts };
     const targetPrints = new Map(spec.targets.map((t) => [t.label, fingerprints.target(t)]));
     // A judge's config decides grades too; only tests with a model-graded assertion carry its print.
     const judgeEntries = Object.entries(spec.judges).sort(([a], [b]) => (a < b ? -1 : 1));
@@ -105,26 +189,17 @@ export const expandMatrix = (
       : '';
     // Each case holds its test as written, rendered again when its request is built: a plan holds no rendered
     // copy of a test, and a held test only its place in its file.
-    for (const written of spec.tests) {
-      const test = renderTest(written);
-      const samples = options.repeat ?? test.repeat * (spec.options.repeat ?? 1);
-      const around = aroundPrint(fingerprints, spec, test);
-      const asserted = fingerprints.assertions(test.assert, evalDir);
-      for (const promptSpec of spec.prompts) {
-        const { prompt, messages } = renderPrompt(promptSpec, test.vars);
-        const promptPrint = fingerprintOf([
-          messages ?? prompt,
-          test.vars,
-          asserted,
-          test.threshold,
-          ...(around ? [around] : []),
-          ...(judgePrint && test.assert.some((a) => a.where) ? [judgePrint] : []),
-        ]);
+    for (const test of spec.tests) {
+      const prints = options.loaded?.take(spec.file, test) ?? testPrints(fingerprints, scope, test, judgePrint);
+      const samples = options.repeat ?? prints.repeat * (spec.options.repeat ?? 1);
+      // A loop, not a callback: a closure made per test and met by optimised code can keep its test alive.
+      for (let p = 0; p < spec.prompts.length; p++) {
+        const promptSpec = spec.prompts[p] as PromptSpec;
         for (const target of spec.targets) {
-          const fingerprint = fingerprintOf([promptPrint, targetPrints.get(target.label)]);
+          const fingerprint = fingerprintOf([prints.prompts[p], targetPrints.get(target.label)]);
           for (let sample = 0; sample < samples; sample++) {
             const key = caseKey(identityOf(spec, test, promptSpec, target, sample));
-            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, written, sample, spec));
+            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, test, sample, spec));
           }
         }
       }
