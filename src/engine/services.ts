@@ -108,10 +108,8 @@ export class Services {
       const price = ref.price;
       const embed = inner.embed?.bind(inner);
       const priced: Target = {
-        invoke: async (input, signal) => {
-          const out = await inner.invoke(input, signal);
-          return { ...out, usage: priceUsage(out.usage, price) };
-        },
+        invoke: (input, signal) =>
+          inner.invoke(input, signal).then((out) => ({ ...out, usage: priceUsage(out.usage, price) })),
         ...(embed
           ? {
               embed: async (texts: string[], signal: AbortSignal) => {
