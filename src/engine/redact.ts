@@ -37,15 +37,18 @@ const givenUnderSecretNames = (given: unknown, out: Set<string>): void => {
   for (const [name, value] of Object.entries(given)) if (secretName.test(name)) out.add(String(value));
 };
 
+const targetLiteral = (target: unknown, out: Set<string>): void => {
+  if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
+    for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+};
+
 /** What the task's targets and judges hold literally at their secret keys (`api_key: sk-…` in a file). */
 const targetLiterals = (task: RunRequest['task'], out: Set<string>): void => {
   for (const step of task.steps) {
     // A prompt step's target, and a verify step's judges.
-    const judges = isRecord(step.config.judges) ? Object.values(step.config.judges) : [];
-    for (const target of [step.config.target, ...judges]) {
-      if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
-        for (const v of literalSecrets(target.kind, target.config)) out.add(v);
-    }
+    targetLiteral(step.config.target, out);
+    const judges = step.config.judges;
+    if (isRecord(judges)) for (const label in judges) targetLiteral(judges[label], out);
   }
 };
 
@@ -65,13 +68,15 @@ export const runSecrets = (
   env: Readonly<Record<string, string | undefined>>,
   req: Pick<RunRequest, 'task' | 'metadata'>,
 ): string[] => {
-  const names = new Set<string>(credentialNames(env));
-  referencedNames(req.task, names);
   const values = new Set<string>();
-  for (const name of names) {
+  const add = (name: string): void => {
     const v = env[name];
     if (v !== undefined) values.add(v);
-  }
+  };
+  for (const name of credentialNames(env)) add(name);
+  const referenced = new Set<string>();
+  referencedNames(req.task, referenced);
+  for (const name of referenced) add(name);
   targetLiterals(req.task, values);
   givenUnderSecretNames(req.metadata[metadataKeys.userOverrides], values);
   givenUnderSecretNames(req.metadata[metadataKeys.seeds], values);
