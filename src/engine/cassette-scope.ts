@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JsonObject } from '../records.js';
 import { CaseCassette, type CassetteMode } from '../targets/cassette.js';
-import type { Target, TargetOutput } from '../targets/target.js';
+import type { Target, TargetInput, TargetOutput } from '../targets/target.js';
 import { redact } from './redact.js';
 import type { TargetRef } from './target-ref.js';
 
@@ -48,18 +48,29 @@ const requestOf = (ref: TargetRef, role: string, input: unknown, sample: number,
  */
 export const cassetteTarget = (target: Target, ref: TargetRef, role: string): Target => ({
   ...target,
-  invoke: async (input, signal) => {
+  // Without a cassette (most runs) the call is the target's own promise, with no async frame around it.
+  invoke: (input, signal) => {
     const current = scope.getStore();
-    if (!current) return target.invoke(input, signal);
-    const { cwd: _cwd, ...deciding } = input;
-    const request = requestOf(ref, role, deciding, current.sample, current.secrets);
-    let live: TargetOutput | undefined;
-    const reply = await current.cassette.call(request, async () => {
-      live = await target.invoke(input, signal);
-      return { response: redact(live as unknown as JsonObject, current.secrets), latencyMs: live.durationMs };
-    });
-    if (live) return live;
-    const out = reply.response as unknown as TargetOutput;
-    return { ...out, usage: { ...out.usage, costUsd: 0 }, replayed: true };
+    return current ? throughCassette(target, ref, role, current, input, signal) : target.invoke(input, signal);
   },
 });
+
+const throughCassette = async (
+  target: Target,
+  ref: TargetRef,
+  role: string,
+  current: CaseScope,
+  input: TargetInput,
+  signal: AbortSignal,
+): Promise<TargetOutput> => {
+  const { cwd: _cwd, ...deciding } = input;
+  const request = requestOf(ref, role, deciding, current.sample, current.secrets);
+  let live: TargetOutput | undefined;
+  const reply = await current.cassette.call(request, async () => {
+    live = await target.invoke(input, signal);
+    return { response: redact(live as unknown as JsonObject, current.secrets), latencyMs: live.durationMs };
+  });
+  if (live) return live;
+  const out = reply.response as unknown as TargetOutput;
+  return { ...out, usage: { ...out.usage, costUsd: 0 }, replayed: true };
+};

@@ -22,9 +22,15 @@ export const applyOps = (context: JsonObject, ops: readonly ContextOp[]): void =
   for (const op of ops) applyOp(context, op);
 };
 
+const hasKeys = (value: JsonObject): boolean => {
+  for (const _ in value) return true;
+  return false;
+};
+
 /** Rebuilds a run context: the starting context, then every journal entry's ops in order. */
 export const replay = (start: JsonObject, entries: readonly { ops: readonly ContextOp[] }[]): JsonObject => {
-  const context = structuredClone(start);
+  // An eval case starts from `{}`, and a clone of it still pays for a serialiser (~1.7 µs).
+  const context = hasKeys(start) ? structuredClone(start) : {};
   for (const entry of entries) applyOps(context, entry.ops);
   return context;
 };

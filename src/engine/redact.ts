@@ -13,7 +13,11 @@ const referencedNames = (value: unknown, out: Set<string>): void => {
     // Most strings (prompts, vars, expected values) reference nothing: the scan starts only where one might.
     if (value.includes('${')) for (const m of value.matchAll(reference)) out.add(m[1] as string);
   } else if (Array.isArray(value)) for (const v of value) referencedNames(v, out);
-  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) referencedNames(v, out);
+  else if (value !== null && typeof value === 'object') {
+    // Every run walks its whole task: for-in lists no values to walk them.
+    const record = value as Record<string, unknown>;
+    for (const key in record) referencedNames(record[key], out);
+  }
 };
 
 // A process's environment does not change under it: its credential names are found once, not once per run.
@@ -33,15 +37,18 @@ const givenUnderSecretNames = (given: unknown, out: Set<string>): void => {
   for (const [name, value] of Object.entries(given)) if (secretName.test(name)) out.add(String(value));
 };
 
+const targetLiteral = (target: unknown, out: Set<string>): void => {
+  if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
+    for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+};
+
 /** What the task's targets and judges hold literally at their secret keys (`api_key: sk-…` in a file). */
 const targetLiterals = (task: RunRequest['task'], out: Set<string>): void => {
   for (const step of task.steps) {
     // A prompt step's target, and a verify step's judges.
-    const judges = isRecord(step.config.judges) ? Object.values(step.config.judges) : [];
-    for (const target of [step.config.target, ...judges]) {
-      if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
-        for (const v of literalSecrets(target.kind, target.config)) out.add(v);
-    }
+    targetLiteral(step.config.target, out);
+    const judges = step.config.judges;
+    if (isRecord(judges)) for (const label in judges) targetLiteral(judges[label], out);
   }
 };
 
@@ -61,13 +68,15 @@ export const runSecrets = (
   env: Readonly<Record<string, string | undefined>>,
   req: Pick<RunRequest, 'task' | 'metadata'>,
 ): string[] => {
-  const names = new Set<string>(credentialNames(env));
-  referencedNames(req.task, names);
   const values = new Set<string>();
-  for (const name of names) {
+  const add = (name: string): void => {
     const v = env[name];
     if (v !== undefined) values.add(v);
-  }
+  };
+  for (const name of credentialNames(env)) add(name);
+  const referenced = new Set<string>();
+  referencedNames(req.task, referenced);
+  for (const name of referenced) add(name);
   targetLiterals(req.task, values);
   givenUnderSecretNames(req.metadata[metadataKeys.userOverrides], values);
   givenUnderSecretNames(req.metadata[metadataKeys.seeds], values);
@@ -85,23 +94,34 @@ const redactValue = (value: unknown, secrets: readonly string[]): unknown => {
   if (typeof value === 'string') return redactString(value, secrets);
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
-    value.forEach((v, i) => {
-      const r = redactValue(v, secrets);
-      if (r === v) return;
+    for (let i = 0; i < value.length; i++) {
+      const r = redactValue(value[i], secrets);
+      if (r === value[i]) continue;
       out ??= [...value];
       out[i] = r;
-    });
+    }
     return out ?? value;
   }
   if (value !== null && typeof value === 'object') {
-    let changed = false;
-    const entries = Object.entries(value).map(([k, v]) => {
-      const rk = redactString(k, secrets);
+    const record = value as Record<string, unknown>;
+    // Entries, not assignments: a `__proto__` key of user data must stay a plain property.
+    let out: [string, unknown][] | undefined;
+    for (const key in record) {
+      const v = record[key];
+      const rk = redactString(key, secrets);
       const rv = redactValue(v, secrets);
-      changed ||= rk !== k || rv !== v;
-      return [rk, rv] as const;
-    });
-    return changed ? Object.fromEntries(entries) : value;
+      if (out === undefined) {
+        if (rk === key && rv === v) continue;
+        // The first key or value holding a secret: the keys before it are copied as they are.
+        out = [];
+        for (const earlier in record) {
+          if (earlier === key) break;
+          out.push([earlier, record[earlier]]);
+        }
+      }
+      out.push([rk, rv]);
+    }
+    return out ? Object.fromEntries(out) : value;
   }
   return value;
 };

@@ -20,20 +20,34 @@ const backoffMs = (policy: RetryPolicy, attempt: number, retryAfterMs?: number):
  * Runs `fn` until it succeeds, throws a non-retryable error, or has been retried `policy.retries` times.
  * `onAttempt` learns each attempt's number so the caller can record how many it took.
  */
-export const withRetries = async <T>(
+export const withRetries = <T>(
   policy: RetryPolicy,
   signal: AbortSignal,
   fn: (attempt: number) => Promise<T>,
   onAttempt: (attempt: number) => void = () => {},
 ): Promise<T> => {
+  // Most first attempts succeed: they are awaited by the caller alone, with no loop of our own around them.
+  onAttempt(1);
+  return fn(1).catch((error: unknown) => retry(policy, signal, fn, onAttempt, error));
+};
+
+/** The attempts after a failed first one, each after its backoff. */
+const retry = async <T>(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  fn: (attempt: number) => Promise<T>,
+  onAttempt: (attempt: number) => void,
+  firstError: unknown,
+): Promise<T> => {
+  let error = firstError;
   for (let attempt = 1; ; attempt++) {
-    onAttempt(attempt);
+    if (!(error instanceof ProctorError) || !error.retryable || attempt > policy.retries || signal.aborted) throw error;
+    await sleep(backoffMs(policy, attempt, error.detail.retryAfterMs), signal);
+    onAttempt(attempt + 1);
     try {
-      return await fn(attempt);
-    } catch (error) {
-      if (!(error instanceof ProctorError) || !error.retryable || attempt > policy.retries || signal.aborted)
-        throw error;
-      await sleep(backoffMs(policy, attempt, error.detail.retryAfterMs), signal);
+      return await fn(attempt + 1);
+    } catch (next) {
+      error = next;
     }
   }
 };

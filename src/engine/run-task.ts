@@ -65,6 +65,8 @@ const stepDef = (type: string): StepDef => {
   return def;
 };
 
+const noDeadlines: readonly AbortSignal[] = [];
+
 /** An op that records (or drops) a resource: its entry must be durable before the run goes on. */
 const recordsResource = (op: ContextOp): boolean =>
   op.path === resourcesPath || op.path.startsWith(`${resourcesPath}.`);
@@ -105,7 +107,10 @@ const runStep = (
     async (attempt) => {
       if (attempt > 1) taskDeadline?.restart();
       const stepDeadline = spec.timeoutS ? new Deadline(spec.timeoutS, `step "${spec.id}"`) : undefined;
-      const deadlines = [taskDeadline?.signal, stepDeadline?.signal].filter((s) => s !== undefined);
+      const deadlines =
+        taskDeadline || stepDeadline
+          ? [taskDeadline?.signal, stepDeadline?.signal].filter((s) => s !== undefined)
+          : noDeadlines;
       const signal = deadlines.length > 0 ? AbortSignal.any([env.signal, ...deadlines]) : env.signal;
       try {
         // A step launched after the deadline fired would never see its abort event.
@@ -201,10 +206,10 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const canRetry = (spec: StepSpec): boolean =>
     spec.retry !== undefined && (rollbacks.get(spec.id) ?? 0) < spec.retry.max && !env.signal.aborted;
 
-  const launch = (spec: StepSpec): void => {
-    started.add(spec.id);
-    const record = records.get(spec.id) as StepRecord;
-    const work = runStep(spec, req, context, env, record, deadline).then(async ({ ops, output, passed }) => {
+  /** Runs a step and records how it ended: completed (journaled), rolled back for a retry, or failed. */
+  const execute = async (spec: StepSpec, record: StepRecord): Promise<void> => {
+    try {
+      const { ops, output, passed } = await runStep(spec, req, context, env, record, deadline);
       const reverse = undoOf(context, ops);
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
       const written =
@@ -217,43 +222,54 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
       record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);
       else done.add(spec.id);
-    });
+    } catch (caught) {
+      let error = caught;
+      if (error instanceof CanceledError || env.signal.aborted) {
+        record.status = 'failed';
+        canceled = true;
+        return;
+      }
+      if (canRetry(spec) && !(error instanceof StaleCompletionError)) {
+        try {
+          await rollBack(spec);
+          return;
+        } catch (rollbackError) {
+          error = rollbackError;
+        }
+      }
+      record.status = 'failed';
+      record.error = redact(toErrorRecord(error), secrets);
+      if (error instanceof ProctorError && error.detail.output !== undefined)
+        record.output = redact(error.detail.output as Json, secrets);
+      if (spec.failTaskOnError === false) done.add(spec.id);
+      else failure ??= record.error;
+    }
+  };
+
+  const launch = (spec: StepSpec): void => {
+    started.add(spec.id);
+    // One async function per step, not a chain of handlers: each link is a promise and a closure per case.
     running.set(
       spec.id,
-      work
-        .catch(async (error: unknown) => {
-          if (error instanceof CanceledError || env.signal.aborted) {
-            record.status = 'failed';
-            canceled = true;
-            return;
-          }
-          if (canRetry(spec) && !(error instanceof StaleCompletionError)) {
-            try {
-              await rollBack(spec);
-              return;
-            } catch (rollbackError) {
-              error = rollbackError;
-            }
-          }
-          record.status = 'failed';
-          record.error = redact(toErrorRecord(error), secrets);
-          if (error instanceof ProctorError && error.detail.output !== undefined)
-            record.output = redact(error.detail.output as Json, secrets);
-          if (spec.failTaskOnError === false) done.add(spec.id);
-          else failure ??= record.error;
-        })
-        .finally(() => running.delete(spec.id)),
+      execute(spec, records.get(spec.id) as StepRecord).finally(() => running.delete(spec.id)),
     );
   };
 
+  // Worked out once: the loop below asks after every step's completion.
+  const waitsFor = specs.map((spec, index) => dependencies(spec, index, specs));
+  const ready = (index: number): boolean => {
+    for (const d of waitsFor[index] as string[]) if (!done.has(d)) return false;
+    return true;
+  };
   // Started with the first step, and stopped before teardown: teardown runs whatever the time.
   const deadline = req.task.timeoutS ? new Deadline(req.task.timeoutS, 'the task') : undefined;
   try {
     for (;;) {
       if (!failure && !canceled) {
-        specs.forEach((spec, index) => {
-          if (!started.has(spec.id) && dependencies(spec, index, specs).every((d) => done.has(d))) launch(spec);
-        });
+        for (let index = 0; index < specs.length; index++) {
+          const spec = specs[index] as StepSpec;
+          if (!started.has(spec.id) && ready(index)) launch(spec);
+        }
       }
       if (running.size === 0) break;
       await Promise.race(running.values());
@@ -272,7 +288,7 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
   // Before teardown resets the slots; a canceled run is being stopped, not inspected.
   // Redacted here, once, like every other part of the result: the bundle writes captures as they are.
-  const captures = status === 'CANCELED' ? {} : redact(await captureWorkspaces(held), secrets);
+  const captures = status === 'CANCELED' || held.length === 0 ? {} : redact(await captureWorkspaces(held), secrets);
   if (Object.keys(captures).length > 0)
     await journal(captureEntryId, 1, [], { workspaces: captures } as unknown as Json).catch(() => {});
   if (keep) for (const [, r] of held) if (r.kind === 'workspace' && r.slot) env.services.workspaces.detach(r.slot);

@@ -45,7 +45,7 @@ export class Services {
   private readonly targetCache = new Map<string, Target>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
   private readonly projectPaths = new Map<string, string>();
-  private readonly secretsOf = new WeakMap<object, WeakMap<object, readonly string[]>>();
+  private readonly secretsOf = new WeakMap<object, { metadata: object; secrets: readonly string[] }>();
 
   readonly owner: RunOwner;
   readonly workspaces: WorkspacePools;
@@ -66,16 +66,11 @@ export class Services {
    * runner redacts what the store keeps with them at submit, and the run its journal and result.
    */
   secrets(req: Pick<RunRequest, 'task' | 'metadata'>): readonly string[] {
-    let byMetadata = this.secretsOf.get(req.task);
-    if (!byMetadata) {
-      byMetadata = new WeakMap();
-      this.secretsOf.set(req.task, byMetadata);
-    }
-    let secrets = byMetadata.get(req.metadata);
-    if (!secrets) {
-      secrets = runSecrets(this.env, req);
-      byMetadata.set(req.metadata, secrets);
-    }
+    // One entry per task, for the metadata it was last asked with: a WeakMap per task would be one more per case.
+    const known = this.secretsOf.get(req.task);
+    if (known?.metadata === req.metadata) return known.secrets;
+    const secrets = runSecrets(this.env, req);
+    this.secretsOf.set(req.task, { metadata: req.metadata, secrets });
     return secrets;
   }
 
@@ -108,10 +103,8 @@ export class Services {
       const price = ref.price;
       const embed = inner.embed?.bind(inner);
       const priced: Target = {
-        invoke: async (input, signal) => {
-          const out = await inner.invoke(input, signal);
-          return { ...out, usage: priceUsage(out.usage, price) };
-        },
+        invoke: (input, signal) =>
+          inner.invoke(input, signal).then((out) => ({ ...out, usage: priceUsage(out.usage, price) })),
         ...(embed
           ? {
               embed: async (texts: string[], signal: AbortSignal) => {

@@ -30,6 +30,10 @@ const createdOn = (context: JsonObject, path: string): { path: string; before: u
   return undefined;
 };
 
+// A scalar (most often nothing: the first step to write `outputs` creates it) needs no clone, and cloning one
+// still pays for a serialiser.
+const copyOf = <T>(value: T): T => (value !== null && typeof value === 'object' ? structuredClone(value) : value);
+
 /**
  * How to undo `ops`, computed against the context before them: each path gets back its old value, or is unset
  * when it had none (reversed, so a path written twice ends at its first value), and the objects they created.
@@ -40,12 +44,12 @@ export const undoOf = (context: JsonObject, ops: readonly ContextOp[]): Undo => 
       const before = get(context, op.path);
       return before === undefined
         ? { op: 'unset', path: op.path }
-        : { op: 'set', path: op.path, value: structuredClone(before) };
+        : { op: 'set', path: op.path, value: copyOf(before) };
     })
     .reverse(),
   created: ops.flatMap((op) => {
     const made = op.op === 'set' ? createdOn(context, op.path) : undefined;
-    return made ? [{ path: made.path, before: structuredClone(made.before) }] : [];
+    return made ? [{ path: made.path, before: copyOf(made.before) }] : [];
   }),
 });
 
@@ -68,7 +72,7 @@ export const rollbackOps = (context: JsonObject, undos: readonly Undo[]): Contex
     add(undo.ops);
     for (const { path, before } of undo.created) {
       if (!hollow(get(scratch, path))) continue;
-      add([before === undefined ? { op: 'unset', path } : { op: 'set', path, value: structuredClone(before) }]);
+      add([before === undefined ? { op: 'unset', path } : { op: 'set', path, value: copyOf(before) }]);
     }
   }
   return out;
