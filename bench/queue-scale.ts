@@ -257,12 +257,18 @@ const whereWallGoes = (cs: CaseTimes[], spawnedAt: number, slots: number): strin
   }
   const s = (slotSteps: number): string => ((slotSteps * stepMs) / 1000 / slots).toFixed(2);
   const jobs = cs.filter((c) => c.started !== c.dispatched);
+  const jobsBySecond = new Map<number, number>();
+  for (const c of jobs) {
+    const second = Math.floor((c.started - spawnedAt) / 1000);
+    jobsBySecond.set(second, (jobsBySecond.get(second) ?? 0) + 1);
+  }
   const perPid = new Map<number, number>();
   for (const c of cs) perPid.set(c.pid, (perPid.get(c.pid) ?? 0) + 1);
   return [
     `busy ${s(busy)} s (case ${((busy * stepMs) / cs.length).toFixed(0)} ms)`,
     `idle: start ${s(idle.start)} s, starved ${s(idle.starved)} s, undelivered ${s(idle.undelivered)} s, tail ${s(idle.tail)} s`,
     `chained ${cs.length - jobs.length}/${cs.length}, job dispatch→start ${(jobs.reduce((a, c) => a + c.started - c.dispatched, 0) / Math.max(1, jobs.length)).toFixed(0)} ms`,
+    `jobs started by second ${[...jobsBySecond].map(([second, k]) => `${second}:${k}`).join(' ')}`,
     `per worker ${[...perPid.values()].sort((a, b) => b - a).join('/')}`,
   ].join('; ');
 };
