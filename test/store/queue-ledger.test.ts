@@ -157,16 +157,16 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     await ledger.dispatch('ledger', now, 10, only('g1'));
     const first = await ledger.commit('g0', epoch, finish('g0'), now + 10, chain);
     expect(first.chained?.runId).toBe('g2');
-    // Seconds later it still waits (its run asked for more than the fleet has): the slot goes back to the queue.
+    // Ten seconds later it still waits (its run asked for more than the fleet has): the slot goes back to the queue.
     const g2 = epochOf(first.chained?.claim ?? { kind: 'duplicate' });
-    const second = await ledger.commit('g2', g2, finish('g2'), now + 5000, chain);
+    const second = await ledger.commit('g2', g2, finish('g2'), now + 10_000, chain);
     expect(second).toMatchObject({ committed: true, next: { runId: 'g3' } });
     expect(second.chained).toBeUndefined();
     // Another run's job, however fresh: the freed slot goes back to the queue, where priorities share the fleet.
-    const g1 = epochOf(await ledger.claim('g1', 'w1', owner, now + 5000, 60_000));
-    epochOf(await ledger.claim('g3', 'w1', owner, now + 5000, 60_000));
-    await ledger.dispatch('ledger', now + 5000, 10, only('h0'));
-    const third = await ledger.commit('g1', g1, finish('g1'), now + 5010, chain);
+    const g1 = epochOf(await ledger.claim('g1', 'w1', owner, now + 10_000, 60_000));
+    epochOf(await ledger.claim('g3', 'w1', owner, now + 10_000, 60_000));
+    await ledger.dispatch('ledger', now + 10_000, 10, only('h0'));
+    const third = await ledger.commit('g1', g1, finish('g1'), now + 10_010, chain);
     expect(third).toMatchObject({ committed: true, next: { runId: 'g4' } });
     expect(third.chained).toBeUndefined();
   });
