@@ -10,10 +10,15 @@
 // store, seconds after the command was spawned), `in_flight` the mean number of cases executing in between; `pg_tx`
 // is PostgreSQL transactions per case in the bench's database, every process's (round trips, roughly);
 // `w_start_ms` the CPU a worker spent starting (until it took jobs), not in the per-case figures; `pg_ms` the CPU
-// per case of PostgreSQL's backends serving the bench's database (on the same cores here; not in the other figures).
+// per case of PostgreSQL's backends serving the bench's database (on the same cores here; not in the other figures),
+// `redis_ms` Redis's (every client's: other users of the server count too).
+// What does not depend on the machine's load, counted on the wire through relays (`f` the follower's, `w` all the
+// workers'): PostgreSQL statements (`pg_st`) and round trips (`pg_rt`, a simple query or an extended-protocol Sync
+// each) and Redis commands (`rd_cmd`, a script call counting one) per case; stderr breaks Redis's down by command.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +37,9 @@ const { values } = parseArgs({
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
     // A CPU profile of every proctor process (follower and workers) into DIR, one file per process.
     'cpu-prof': { type: 'string' },
+    // Through counting relays (the pg_st, pg_rt and rd_cmd columns): a hop more per call, so walls are not
+    // comparable with a run without.
+    wire: { type: 'boolean', default: false },
   },
 });
 const cases = Number(values.cases);
@@ -44,6 +52,122 @@ const cpuOf = (pid: number): number => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+/** What clients sent through a relay: PostgreSQL statements and round trips, Redis commands by name. */
+interface WireCounts {
+  statements: number;
+  roundTrips: number;
+  commands: Map<string, number>;
+}
+const noCounts = (): WireCounts => ({ statements: 0, roundTrips: 0, commands: new Map() });
+
+/** A relay on 127.0.0.1 to `port`: each client connection's bytes go to a parser of its own, and on unchanged. */
+const relay = async (port: number, parser: () => (chunk: Buffer) => void) => {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    const parse = parser();
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => s.destroy());
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(s);
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      parse(chunk);
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: (): void => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+};
+
+/**
+ * PostgreSQL's frontend messages: a startup message without a type byte, then a type byte and an int32 length.
+ * Statements are told apart (in `commands`) by their text's first words: a simple Query's, or that of the
+ * statement an extended-protocol Bind executes (named on its Parse).
+ */
+const pgParser = (counts: WireCounts) => () => {
+  let pending: Buffer = Buffer.alloc(0);
+  let started = false;
+  const parsed = new Map<string, string>();
+  const cString = (at: number): { text: string; next: number } => {
+    const end = pending.indexOf(0, at);
+    return { text: pending.toString('utf8', at, end), next: end + 1 };
+  };
+  const statement = (text: string): void => {
+    const name = text
+      .replace(/\/\* named \*\//, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 48);
+    counts.commands.set(name, (counts.commands.get(name) ?? 0) + 1);
+  };
+  return (chunk: Buffer): void => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    for (;;) {
+      const head = started ? 1 : 0;
+      if (pending.length < head + 4) break;
+      const length = head + pending.readInt32BE(head);
+      if (pending.length < length) break;
+      const type = started ? String.fromCharCode(pending[0] as number) : '';
+      if (type === 'Q' || type === 'E') counts.statements++;
+      if (type === 'Q' || type === 'S') counts.roundTrips++;
+      if (type === 'Q') statement(cString(5).text);
+      if (type === 'P') {
+        const name = cString(5);
+        parsed.set(name.text, cString(name.next).text);
+      }
+      if (type === 'B') statement(parsed.get(cString(cString(5).next).text) ?? '?');
+      started = true;
+      pending = pending.subarray(length);
+    }
+  };
+};
+
+/** One RESP command at the start of `b` (an array of bulk strings, as ioredis sends): its name and length. */
+const respCommand = (b: Buffer): { name: string; end: number } | undefined => {
+  const line = (at: number): { text: string; next: number } | undefined => {
+    const end = b.indexOf('\r\n', at);
+    return end < 0 ? undefined : { text: b.toString('latin1', at, end), next: end + 2 };
+  };
+  const head = line(0);
+  if (!head) return undefined;
+  const args: string[] = [];
+  let at = head.next;
+  for (let i = Number(head.text.slice(1)); i > 0; i--) {
+    const size = line(at);
+    if (!size) return undefined;
+    const end = size.next + Number(size.text.slice(1));
+    if (end + 2 > b.length) return undefined;
+    if (args.length < 3) args.push(b.toString('latin1', size.next, end));
+    at = end + 2;
+  }
+  const name = (args[0] ?? '').toLowerCase();
+  // A script is told apart by how many keys it takes (BullMQ's differ).
+  return { name: name.startsWith('eval') ? `${name}/${args[2]}` : name, end: at };
+};
+
+const respParser = (counts: WireCounts) => () => {
+  let pending: Buffer = Buffer.alloc(0);
+  return (chunk: Buffer): void => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    for (let c = respCommand(pending); c; c = respCommand(pending)) {
+      counts.commands.set(c.name, (counts.commands.get(c.name) ?? 0) + 1);
+      pending = pending.subarray(c.end);
+    }
+  };
 };
 
 const inDatabase = async <T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> => {
@@ -94,6 +218,61 @@ const postgresCpu = async (db: string, during: () => Promise<void>): Promise<num
   return [...seen.values()].reduce((sum, b) => sum + b.to - b.from, 0);
 };
 
+interface CaseTimes {
+  created: number;
+  dispatched: number;
+  started: number;
+  finished: number;
+  pid: number;
+}
+
+/**
+ * Where the fleet's slots went between the command's spawn and the last case's end, in seconds of wall (slot
+ * seconds ÷ slots): executing (`busy`, and the mean case's ms); idle before the first case was submitted
+ * (`start`), with nothing submitted waiting (`starved`: the submitter's window), with cases waiting that no slot
+ * took (`undelivered`: dispatch, Redis and claim latency), and after the last case was submitted (`tail`).
+ * Then: cases taken from a chain (started as dispatched) rather than a job, a job's mean delay from dispatch to
+ * start, and cases per worker (fairness).
+ */
+const whereWallGoes = (cs: CaseTimes[], spawnedAt: number, slots: number): string => {
+  const end = Math.max(...cs.map((c) => c.finished));
+  const lastCreated = Math.max(...cs.map((c) => c.created));
+  const firstCreated = Math.min(...cs.map((c) => c.created));
+  const stepMs = 10;
+  const idle = { start: 0, starved: 0, undelivered: 0, tail: 0 };
+  let busy = 0;
+  for (let t = spawnedAt; t < end; t += stepMs) {
+    let executing = 0;
+    let waiting = 0;
+    for (const c of cs) {
+      if (c.started <= t && t < c.finished) executing++;
+      else if (c.created <= t && t < c.started) waiting++;
+    }
+    busy += executing;
+    const free = Math.max(0, slots - executing);
+    if (t < firstCreated) idle.start += free;
+    else if (waiting > 0) idle.undelivered += free;
+    else if (t >= lastCreated) idle.tail += free;
+    else idle.starved += free;
+  }
+  const s = (slotSteps: number): string => ((slotSteps * stepMs) / 1000 / slots).toFixed(2);
+  const jobs = cs.filter((c) => c.started !== c.dispatched);
+  const jobsBySecond = new Map<number, number>();
+  for (const c of jobs) {
+    const second = Math.floor((c.started - spawnedAt) / 1000);
+    jobsBySecond.set(second, (jobsBySecond.get(second) ?? 0) + 1);
+  }
+  const perPid = new Map<number, number>();
+  for (const c of cs) perPid.set(c.pid, (perPid.get(c.pid) ?? 0) + 1);
+  return [
+    `busy ${s(busy)} s (case ${((busy * stepMs) / cs.length).toFixed(0)} ms)`,
+    `idle: start ${s(idle.start)} s, starved ${s(idle.starved)} s, undelivered ${s(idle.undelivered)} s, tail ${s(idle.tail)} s`,
+    `chained ${cs.length - jobs.length}/${cs.length}, job dispatch→start ${(jobs.reduce((a, c) => a + c.started - c.dispatched, 0) / Math.max(1, jobs.length)).toFixed(0)} ms`,
+    `jobs started by second ${[...jobsBySecond].map(([second, k]) => `${second}:${k}`).join(' ')}`,
+    `per worker ${[...perPid.values()].sort((a, b) => b - a).join('/')}`,
+  ].join('; ');
+};
+
 const lobby = <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => inDatabase(values.pg, fn);
 
 /** Removes the bench pool's keys from Redis (its queue's id counter and event stream would stay forever). */
@@ -118,8 +297,24 @@ ${Array.from({ length: cases }, (_, i) => `  - { id: t${i}, vars: { q: "q${i}" }
 
 const server = await startFakeServer(latencyMs);
 const rows: string[] = [
-  'workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  follower  workers  w_start_ms  pg_ms  first_s  last_s  in_flight  pg_tx  exit',
+  'workers  wall_s  ideal_s  wall/ideal  cpu_ms/case  over_local  follower  workers  w_start_ms  pg_ms  redis_ms  first_s  last_s  in_flight  pg_tx  f_pg_st  w_pg_st  f_pg_rt  w_pg_rt  f_rd_cmd  w_rd_cmd  exit',
 ];
+const redisPid = await (async () => {
+  const redis = new Redis(values.redis, { maxRetriesPerRequest: null });
+  try {
+    return Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+  } finally {
+    redis.disconnect();
+  }
+})();
+const redisCpu = (): number => {
+  try {
+    return cpuOf(redisPid);
+  } catch {
+    // Not on this machine's /proc (another host or container): not counted.
+    return 0;
+  }
+};
 try {
   const local = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-local-'));
   let localMsPerCase: number;
@@ -140,23 +335,47 @@ try {
     url.pathname = `/${db}`;
     const dir = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-'));
     const workers: ChildProcess[] = [];
+    const counts = { follower: { pg: noCounts(), redis: noCounts() }, workers: { pg: noCounts(), redis: noCounts() } };
+    const relays: { close: () => void }[] = [];
+    /** The store and Redis URLs a process of `side` is given: through a relay counting what it sends, with --wire. */
+    const urlsFor = async (side: keyof typeof counts): Promise<Record<string, string>> => {
+      const pgUrl = new URL(url);
+      const redisUrl = new URL(values.redis);
+      if (values.wire) {
+        const pgRelay = await relay(Number(pgUrl.port || 5432), pgParser(counts[side].pg));
+        const redisRelay = await relay(Number(redisUrl.port || 6379), respParser(counts[side].redis));
+        relays.push(pgRelay, redisRelay);
+        pgUrl.hostname = '127.0.0.1';
+        pgUrl.port = String(pgRelay.port);
+        redisUrl.hostname = '127.0.0.1';
+        redisUrl.port = String(redisRelay.port);
+      }
+      return { PROCTOR_BENCH_PG: pgUrl.toString(), PROCTOR_BENCH_REDIS: redisUrl.toString() };
+    };
     let measured: string[] | undefined;
+    let wire: string[] = [];
     let code: number | null = null;
     try {
       writeFileSync(
         join(dir, 'proctor.toml'),
-        `[store]\nurl = "${url}"\n[runner]\nkind = "queue"\n[runner.config]\nredis = "${values.redis}"\npool = "${db}"\n`,
+        `[store]\nurl = "\${PROCTOR_BENCH_PG}"\n[runner]\nkind = "queue"\n[runner.config]\nredis = "\${PROCTOR_BENCH_REDIS}"\npool = "${db}"\n`,
       );
       writeFileSync(join(dir, 'bench.eval.yaml'), evalText(server.url));
+      const workerEnv = { ...process.env, ...(await urlsFor('workers')) };
       for (let i = 0; i < n; i++) {
         const worker = spawn(process.execPath, [...nodeArgs, cli, 'worker', '--concurrency', String(perWorker)], {
           cwd: dir,
+          env: workerEnv,
           stdio: ['ignore', 'ignore', 'pipe'],
         });
         await new Promise<void>((resolve) => worker.stderr?.once('data', () => resolve()));
         workers.push(worker);
       }
       const before = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
+      // What the workers sent while starting is not the cases'.
+      for (const c of [counts.workers.pg, counts.workers.redis]) Object.assign(c, noCounts());
+      Object.assign(process.env, await urlsFor('follower'));
+      const redisBefore = redisCpu();
       const spawnedAt = Date.now();
       let run: Awaited<ReturnType<typeof timeProctor>> | undefined;
       const pgCpu = await postgresCpu(db, async () => {
@@ -164,12 +383,27 @@ try {
       });
       if (!run) throw new Error('the eval run did not run');
       const workerCpu = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - before;
+      const redisMs = redisCpu() - redisBefore;
       const span = await inDatabase(url.toString(), (c) =>
         c.query<{ first: string; last: string; busy: string }>(
           'select min(started_at) as first, max(finished_at) as last, sum(finished_at - started_at) as busy from runs',
         ),
       );
       const { first, last, busy } = span.rows[0] ?? { first: '0', last: '0', busy: '0' };
+      const times = await inDatabase(url.toString(), (c) =>
+        c.query<Record<keyof CaseTimes, string>>(
+          `select q.created_at as created, q.dispatched_at as dispatched, r.started_at as started,
+                  r.finished_at as finished, r.owner_pid as pid from runs r join queue_runs q on q.run_id = r.run_id`,
+        ),
+      );
+      const caseTimes = times.rows.map((r) => ({
+        created: Number(r.created),
+        dispatched: Number(r.dispatched),
+        started: Number(r.started),
+        finished: Number(r.finished),
+        pid: Number(r.pid),
+      }));
+      process.stderr.write(`${n} workers: ${whereWallGoes(caseTimes, spawnedAt, n * perWorker)}\n`);
       const ideal = (cases * latencyMs) / 1000 / (n * perWorker);
       const perCase = (cpuS: number): number => (cpuS * 1000) / cases;
       const cpuMsPerCase = perCase(run.cpuS + workerCpu);
@@ -185,10 +419,29 @@ try {
         perCase(workerCpu).toFixed(2).padStart(7),
         ((before / n) * 1000).toFixed(0).padStart(9),
         perCase(pgCpu).toFixed(2).padStart(5),
+        perCase(redisMs).toFixed(2).padStart(8),
         sinceSpawn(first).padStart(7),
         sinceSpawn(last).padStart(6),
         (Number(busy) / Math.max(1, Number(last) - Number(first))).toFixed(1).padStart(9),
       ];
+      const commandsOf = (c: WireCounts): number => [...c.commands.values()].reduce((a, b) => a + b, 0);
+      wire = [
+        counts.follower.pg.statements,
+        counts.workers.pg.statements,
+        counts.follower.pg.roundTrips,
+        counts.workers.pg.roundTrips,
+        commandsOf(counts.follower.redis),
+        commandsOf(counts.workers.redis),
+      ].map((k, i) => (k / cases).toFixed(2).padStart([7, 7, 7, 7, 8, 8][i] ?? 7));
+      for (const side of ['follower', 'workers'] as const)
+        for (const server of ['pg', 'redis'] as const)
+          if (values.wire)
+            process.stderr.write(
+              `${side} ${server} per case: ${[...counts[side][server].commands]
+                .sort((a, b) => b[1] - a[1])
+                .map(([name, k]) => `${name} ${(k / cases).toFixed(3)}`)
+                .join(' | ')}\n`,
+            );
       code = run.code;
     } finally {
       // A profiled worker writes its profile as it exits: it is drained (SIGTERM), not killed.
@@ -200,6 +453,7 @@ try {
         }),
       );
       rmSync(dir, { recursive: true, force: true });
+      for (const r of relays) r.close();
       // Once every backend has ended (the workers' after them), each has reported its transactions.
       const tx = await lobby(async (c) => {
         const live = (): Promise<number> =>
@@ -214,9 +468,12 @@ try {
       });
       if (measured)
         rows.push(
-          [...measured, (Number(tx.rows[0]?.n ?? 0) / cases).toFixed(1).padStart(5), String(code).padStart(4)].join(
-            '  ',
-          ),
+          [
+            ...measured,
+            (Number(tx.rows[0]?.n ?? 0) / cases).toFixed(1).padStart(5),
+            ...wire,
+            String(code).padStart(4),
+          ].join('  '),
         );
       process.stderr.write(`${rows.at(-1)}\n`);
       await lobby((c) => c.query(`drop database if exists ${db} with (force)`));

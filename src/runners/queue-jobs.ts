@@ -76,9 +76,14 @@ const pickRuns = (waiting: DispatchCandidate[], held: DispatchCandidate['limits'
 /** How many waiting runs of each group a dispatch considers: enough to fill any limit, and a bounded read. */
 const dispatchWindow = 200;
 
-/** Marks what may start now dispatched and sends its jobs; any submitter or worker may call it at any time. */
-export const dispatch = async (ledger: QueueLedger, queue: Queue, pool: string): Promise<void> => {
-  await sendJobs(queue, await ledger.dispatch(pool, Date.now(), dispatchWindow, pickRuns));
+/**
+ * Marks what may start now dispatched and sends its jobs; any submitter or worker may call it at any time.
+ * Returns how many it sent.
+ */
+export const dispatch = async (ledger: QueueLedger, queue: Queue, pool: string): Promise<number> => {
+  const refs = await ledger.dispatch(pool, Date.now(), dispatchWindow, pickRuns);
+  await sendJobs(queue, refs);
+  return refs.length;
 };
 
 /** One hash per pool: target label → until when (epoch ms) a worker holds its calls back after a 429. */

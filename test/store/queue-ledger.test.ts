@@ -4,7 +4,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { preparingPool } from '../../src/store/named-statements.js';
-import { type Claim, QueueLedger } from '../../src/store/queue-ledger.js';
+import { type Claim, type DispatchCandidate, QueueLedger } from '../../src/store/queue-ledger.js';
 import { Reconnect } from '../../src/store/reconnect.js';
 import type { Database } from '../../src/store/schema.js';
 import type { JournalEntry, NewRun, RunFinish, RunOwner, Store } from '../../src/store/store.js';
@@ -66,7 +66,10 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     const ledger = store.queueLedger();
     const epoch = epochOf(await ledger.claim('r1', 'w1', owner, now, 60_000));
     const held = [entry('r1', 1, 'prompt'), entry('r1', 2, 'verify')];
-    expect(await ledger.commit('r1', epoch, finish('r1', ...held), now + 10)).toEqual({ committed: true });
+    expect(await ledger.commit('r1', epoch, finish('r1', ...held), now + 10)).toEqual({
+      committed: true,
+      queued: true,
+    });
     expect(await store.readJournal('t@r1')).toEqual(held);
     expect(await results('r1')).toEqual(['r1']);
 
@@ -139,6 +142,44 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     } finally {
       await db.destroy();
     }
+  });
+
+  it("chains past its own group's job on its way to a worker, not past one left waiting nor another run's", async () => {
+    // A fleet whose commits refused to chain behind any job sent every case through Redis from then on (each
+    // handed-off job, on its way to a free slot, was the next commit's reason): 4 workers chained none of 2,000.
+    await store.createRuns(['g0', 'g1', 'g2', 'g3', 'g4'].map((id) => ({ ...queued(id), groupId: 'g' })));
+    await store.createRuns([queued('h0')]);
+    const ledger = store.queueLedger();
+    const chain = { worker: 'w1', owner, leaseMs: 60_000 };
+    const only = (runId: string) => (waiting: DispatchCandidate[]) => waiting.filter((c) => c.runId === runId);
+    const epoch = epochOf(await ledger.claim('g0', 'w1', owner, now, 60_000));
+    // g1's job was just sent: no worker has taken it yet.
+    await ledger.dispatch('ledger', now, 10, only('g1'));
+    const first = await ledger.commit('g0', epoch, finish('g0'), now + 10, chain);
+    expect(first.chained?.runId).toBe('g2');
+    // Ten seconds later it still waits (its run asked for more than the fleet has): the slot goes back to the queue.
+    const g2 = epochOf(first.chained?.claim ?? { kind: 'duplicate' });
+    const second = await ledger.commit('g2', g2, finish('g2'), now + 10_000, chain);
+    expect(second).toMatchObject({ committed: true, next: { runId: 'g3' } });
+    expect(second.chained).toBeUndefined();
+    // Another run's job, however fresh: the freed slot goes back to the queue, where priorities share the fleet.
+    const g1 = epochOf(await ledger.claim('g1', 'w1', owner, now + 10_000, 60_000));
+    epochOf(await ledger.claim('g3', 'w1', owner, now + 10_000, 60_000));
+    await ledger.dispatch('ledger', now + 10_000, 10, only('h0'));
+    const third = await ledger.commit('g1', g1, finish('g1'), now + 10_010, chain);
+    expect(third).toMatchObject({ committed: true, next: { runId: 'g4' } });
+    expect(third.chained).toBeUndefined();
+  });
+
+  it('says, when it hands its slot to no run, whether a run of its pool waits for dispatch', async () => {
+    // A commit that hands nothing on makes its worker dispatch; with nothing queued (a run's last cases) that
+    // locked transaction finds nothing to send.
+    await store.createRuns([queued('a0'), queued('b0')]);
+    const ledger = store.queueLedger();
+    const a = epochOf(await ledger.claim('a0', 'w1', owner, now, 60_000));
+    expect(await ledger.commit('a0', a, finish('a0'), now + 10)).toEqual({ committed: true, queued: true });
+    const b = epochOf(await ledger.claim('b0', 'w1', owner, now, 60_000));
+    expect(await ledger.commit('b0', b, finish('b0'), now + 20)).toEqual({ committed: true, queued: false });
   });
 
   it('commits through a statement PostgreSQL prepared on the connection and plans once (its generic plan)', async () => {
