@@ -17,6 +17,7 @@ import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
 import { type FollowedResult, followResults, resultCursorNow } from './result-cursor.js';
+import { ResultWatches } from './result-watch.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   CaseResultRecord,
@@ -27,6 +28,9 @@ import type {
   OwnerSummary,
   ProgressRow,
   PruneReport,
+  ResultHead,
+  ResultText,
+  ResultWatch,
   RunFilter,
   RunFinish,
   RunOwner,
@@ -180,6 +184,7 @@ export class KyselyStore implements Store {
   private readonly hot: ReturnType<typeof hotQueries>;
   private readonly runInserts: RunInserts;
   private readonly reconnect = new Reconnect();
+  private readonly watches = new ResultWatches();
   private ledger: QueueLedger | undefined;
 
   constructor(
@@ -217,18 +222,34 @@ export class KyselyStore implements Store {
     }, true);
   }
 
-  finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
-    return this.batch.run(async (db) => {
-      const finished = await this.finishStatus(db, runId, finish, now);
-      if (!finished) return false;
-      // Thrown, not returned: the batch commits this write's statements together or not at all.
-      for (const entry of finish.journal ?? []) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
-      if (finish.result) await this.insertResult(db, runId, finish.result, now);
-      return true;
-    });
+  async finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
+    const result = finish.result;
+    // Stringified once: the same text is stored and, by a watching materialiser, written as the index line.
+    const row = result ? JSON.stringify(result.row) : '';
+    const drop = result && this.watches.hold(String(result.row.group_id), runId, result, row);
+    try {
+      const finished = await this.batch.run(async (db) => {
+        if (!(await this.finishStatus(db, runId, finish, now))) return false;
+        // Thrown, not returned: the batch commits this write's statements together or not at all.
+        for (const entry of finish.journal ?? []) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
+        if (result) await this.insertResult(db, runId, result, row, now);
+        return true;
+      });
+      if (!finished) drop?.();
+      return finished;
+    } catch (error) {
+      drop?.();
+      throw error;
+    }
   }
 
-  private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
+  private async insertResult(
+    db: Kysely<Database>,
+    runId: string,
+    r: CaseResultRecord,
+    row: string,
+    now: number,
+  ): Promise<void> {
     await this.hot.result(
       db,
       runId,
@@ -240,7 +261,7 @@ export class KyselyStore implements Store {
       String(r.row.outcome),
       typeof r.row.score === 'number' ? r.row.score : null,
       errorKindOf(r.row),
-      JSON.stringify(r.row),
+      row,
       JSON.stringify(r.files),
       now,
     );
@@ -274,6 +295,37 @@ export class KyselyStore implements Store {
         .execute(),
     );
     return rows.map(explorer.toStoredResult);
+  }
+
+  async readResultHeads(groupId: string, afterSeq: number, limit: number): Promise<ResultHead[]> {
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .select(['seq', 'runId'])
+        .where('groupId', '=', groupId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute(),
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), runId: r.runId }));
+  }
+
+  async readResultTexts(seqs: readonly number[]): Promise<ResultText[]> {
+    if (seqs.length === 0) return [];
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .select(['runId', 'caseKey', 'attempt', 'row', 'files'])
+        .where('seq', 'in', [...seqs])
+        .orderBy('seq')
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, files: JSON.parse(r.files) as Record<string, string> }));
+  }
+
+  watchResults(groupId: string): ResultWatch {
+    return this.watches.watch(groupId);
   }
 
   async countResults(groupId: string): Promise<number> {
