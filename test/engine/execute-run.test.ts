@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEval } from '../../src/api/run-eval.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { openStore } from '../../src/store/open.js';
+import { runCli } from '../support/cli.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { journalSteps } from '../support/run-records.js';
 
@@ -72,5 +73,28 @@ describe('an eval case on the local runner', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("journals its steps' paths, not the values its result holds, and `runs show` shows them", async () => {
+    const store = await openStore(loadProjectConfig(p.dir, {}).store);
+    let runId = '';
+    try {
+      const [run] = await store.listRuns({ limit: 1 });
+      runId = run?.runId ?? '';
+      const [prompt, verify] = await store.readJournal(run?.instanceId ?? '');
+      expect(prompt?.ops).toEqual([{ op: 'set', path: 'outputs.prompt' }]);
+      expect(verify?.ops).toEqual([{ op: 'set', path: 'verifications.main' }]);
+      // The output stays: the explorer reads a verify step's graders from it when a result is too long to read.
+      expect(verify?.output).toMatchObject({ pass: true, score: 1 });
+    } finally {
+      await store.close();
+    }
+    const shown = await runCli(['runs', 'show', runId], { cwd: p.dir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^ {2}prompt +prompt +completed +1 /m);
+    expect(shown.stdout).toMatch(/^ {2}verify +verify +completed +1 /m);
+    expect(shown.stdout).toContain(
+      '1. prompt (attempt 1) set outputs.prompt\n  2. verify (attempt 1) set verifications.main',
+    );
   });
 });
