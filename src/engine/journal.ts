@@ -10,9 +10,6 @@ export class StaleCompletionError extends ProctorError {
   }
 }
 
-/** What a held entry keeps of an op: which path it set or unset. */
-const pathOnly = (op: ContextOp): ContextOp => (op.op === 'set' ? { op: 'set', path: op.path, value: undefined } : op);
-
 /** An entry as the journal keeps it: secrets redacted. */
 export type Written = JournalEntry & { output: Json };
 
@@ -41,14 +38,13 @@ export class JournalWriter {
 
   /**
    * Takes the next position for an entry without writing it: the run's finish commits it (`takeHeld`), or the
-   * next append writes it first, so the journal keeps its order. Returned whole, for the context; kept with its
-   * ops' paths only: a held entry is an eval case's, committed with its result, whose result.json holds each
-   * step's output, and the entry's output holds it too. Such an entry never serves a resume (a case that dies
-   * before its commit is run again whole), so the values would be a third copy of the prompt and the reply.
+   * next append writes it first, so the journal keeps its order. Returned whole; kept with its ops (the change,
+   * so the journal still replays to the context) and without its output: a held entry is an eval case's,
+   * committed with its result, whose result.json holds each step's output, transcript and all.
    */
   hold(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
     const entry = this.next(stepId, attempt, ops, output);
-    this.held.push({ ...entry, ops: entry.ops.map(pathOnly) });
+    this.held.push({ ...entry, output: null });
     return entry;
   }
 

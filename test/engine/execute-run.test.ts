@@ -75,17 +75,17 @@ describe('an eval case on the local runner', () => {
     }
   });
 
-  it("journals its steps' paths, not the values its result holds, and `runs show` shows them", async () => {
+  it("journals its steps' context changes without the outputs its result holds, and `runs show` shows them", async () => {
     const store = await openStore(loadProjectConfig(p.dir, {}).store);
     let runId = '';
     try {
       const [run] = await store.listRuns({ limit: 1 });
       runId = run?.runId ?? '';
       const [prompt, verify] = await store.readJournal(run?.instanceId ?? '');
-      expect(prompt?.ops).toEqual([{ op: 'set', path: 'outputs.prompt' }]);
-      expect(verify?.ops).toEqual([{ op: 'set', path: 'verifications.main' }]);
-      // The output stays: the explorer reads a verify step's graders from it when a result is too long to read.
-      expect(verify?.output).toMatchObject({ pass: true, score: 1 });
+      // The change each step made, so the journal replays to the context; not the output result.json holds.
+      expect(prompt?.ops).toMatchObject([{ op: 'set', path: 'outputs.prompt', value: { text: expect.any(String) } }]);
+      expect(verify?.ops).toMatchObject([{ op: 'set', path: 'verifications.main', value: { pass: true } }]);
+      expect([prompt?.output, verify?.output]).toEqual([null, null]);
     } finally {
       await store.close();
     }
