@@ -87,6 +87,49 @@ const notQueued = (eb: ExpressionBuilder<Database, 'runs'>) =>
     eb.exists(eb.selectFrom('queueRuns').select('queueRuns.runId').whereRef('queueRuns.runId', '=', 'runs.runId')),
   );
 
+type JournalColumns = [string, number, string, number, string, string, number];
+
+const journalColumns = (e: JournalEntry): JournalColumns => [
+  e.instanceId,
+  e.seq,
+  e.stepId,
+  e.attempt,
+  JSON.stringify(e.ops),
+  JSON.stringify(e.output ?? null),
+  e.createdAt,
+];
+
+const insertJournalRows = (db: Kysely<Database>, rows: readonly JournalColumns[]) =>
+  db
+    .insertInto('journal')
+    .values(
+      rows.map(([instanceId, seq, stepId, attempt, ops, output, createdAt]) => ({
+        instanceId,
+        seq,
+        stepId,
+        attempt,
+        ops,
+        output,
+        createdAt,
+      })),
+    )
+    // A taken position is refused (0 rows), unless this very entry took it (a reconnect retrying its own
+    // write): then the no-op update counts 1. Its content is compared too: two writers may share a millisecond.
+    .onConflict((oc) =>
+      oc
+        .columns(['instanceId', 'seq'])
+        .doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })
+        .where((eb) =>
+          eb.and([
+            eb('journal.stepId', '=', eb.ref('excluded.stepId')),
+            eb('journal.attempt', '=', eb.ref('excluded.attempt')),
+            eb('journal.createdAt', '=', eb.ref('excluded.createdAt')),
+            eb('journal.ops', '=', eb.ref('excluded.ops')),
+            eb('journal.output', '=', eb.ref('excluded.output')),
+          ]),
+        ),
+    );
+
 /**
  * The statements every run executes: compiled once per store (see prepared.ts). A write retried after a lost
  * connection (reconnect.ts) may find its own earlier attempt committed, so the claim and the journal append
@@ -150,28 +193,10 @@ const hotQueries = (db: Kysely<Database>) => ({
   readJournal: prepareQuery<[string]>(1, (instanceId) =>
     db.selectFrom('journal').selectAll().where('instanceId', '=', instanceId).orderBy('seq'),
   ),
-  journal: prepareQuery<[string, number, string, number, string, string, number]>(
-    7,
-    (instanceId, seq, stepId, attempt, ops, output, createdAt) =>
-      db
-        .insertInto('journal')
-        .values({ instanceId, seq, stepId, attempt, ops, output, createdAt })
-        // A taken position is refused (0 rows), unless this very entry took it (a reconnect retrying its own
-        // write): then the no-op update counts 1. Its content is compared too: two writers may share a millisecond.
-        .onConflict((oc) =>
-          oc
-            .columns(['instanceId', 'seq'])
-            .doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })
-            .where((eb) =>
-              eb.and([
-                eb('journal.stepId', '=', eb.ref('excluded.stepId')),
-                eb('journal.attempt', '=', eb.ref('excluded.attempt')),
-                eb('journal.createdAt', '=', eb.ref('excluded.createdAt')),
-                eb('journal.ops', '=', eb.ref('excluded.ops')),
-                eb('journal.output', '=', eb.ref('excluded.output')),
-              ]),
-            ),
-        ),
+  journal: prepareQuery<JournalColumns>(7, (...row) => insertJournalRows(db, [row])),
+  // An eval case's finish holds two entries (its prompt and verify steps): one statement for both.
+  journalPair: prepareQuery<[...JournalColumns, ...JournalColumns]>(14, (...rows) =>
+    insertJournalRows(db, [rows.slice(0, 7) as JournalColumns, rows.slice(7) as JournalColumns]),
   ),
 });
 
@@ -231,7 +256,7 @@ export class KyselyStore implements Store {
       const finished = await this.batch.run(async (db) => {
         if (!(await this.finishStatus(db, runId, finish, now))) return false;
         // Thrown, not returned: the batch commits this write's statements together or not at all.
-        for (const entry of finish.journal ?? []) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
+        await this.insertHeld(db, finish.journal ?? []);
         if (result) await this.insertResult(db, runId, result, row, now);
         return true;
       });
@@ -241,6 +266,17 @@ export class KyselyStore implements Store {
       drop?.();
       throw error;
     }
+  }
+
+  /** A finish's entries, all or a throw; a pair in one statement. */
+  private async insertHeld(db: Kysely<Database>, entries: readonly JournalEntry[]): Promise<void> {
+    const [first, second] = entries;
+    if (entries.length === 2 && first && second) {
+      const pair = await this.hot.journalPair(db, ...journalColumns(first), ...journalColumns(second));
+      if (Number(pair.numAffectedRows) === 2) return;
+    }
+    // One at a time, which names the taken position: an entry the pair wrote counts as this write's own.
+    for (const entry of entries) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
   }
 
   private async insertResult(
@@ -432,16 +468,7 @@ export class KyselyStore implements Store {
   }
 
   private async insertJournal(db: Kysely<Database>, entry: JournalEntry): Promise<boolean> {
-    const result = await this.hot.journal(
-      db,
-      entry.instanceId,
-      entry.seq,
-      entry.stepId,
-      entry.attempt,
-      JSON.stringify(entry.ops),
-      JSON.stringify(entry.output ?? null),
-      entry.createdAt,
-    );
+    const result = await this.hot.journal(db, ...journalColumns(entry));
     return Number(result.numAffectedRows) === 1;
   }
 
