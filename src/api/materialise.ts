@@ -1,8 +1,7 @@
 import { bundleGroups } from '../bundle/groups.js';
 import { forEachRowHead } from '../bundle/reader.js';
-import type { IndexRow } from '../bundle/row.js';
 import { BundleWriter } from '../bundle/writer.js';
-import type { Store } from '../store/store.js';
+import type { ResultWatch, Store } from '../store/store.js';
 
 /** Committed results read at a time: a page's files stay a few MB however large the run. */
 const pageSize = 200;
@@ -19,13 +18,22 @@ const rowsOfGroup = (dir: string, groupId: string): Set<string> => {
 
 /**
  * Writes one group's committed results into a bundle, in commit order: each case's artifacts, then its row
- * (the writer's crash-safe append). A result is written once: the run ids already in the bundle are skipped,
- * so a follower killed midway and the `results pull` after it never duplicate a row.
+ * (the writer's crash-safe append), the row being the text the store holds. A result this process committed
+ * is written from the copy the store held for it (`watchResults`), not read back; others (a queue worker's,
+ * a dead follower's) are read from the store. A result is written once: the run ids already in the bundle are
+ * skipped, so a follower killed midway and the `results pull` after it never duplicate a row.
  */
 export class Materialiser {
   private cursor = 0;
-  private readonly written: Set<string>;
+  /**
+   * The run ids of the group the bundle holds, when a read may meet one again: from the start when the bundle
+   * had rows of the group, else only once `complete` reads from the first. Until then the cursor only moves
+   * forward and a count is enough, so a fresh group's run keeps no set that grows with its size.
+   */
+  private written: Set<string> | undefined;
+  private count = 0;
   private readonly writer: BundleWriter;
+  private readonly watch: ResultWatch;
 
   /** `fresh`: the group is new to the bundle (the command that submits it), so nothing of it is there yet. */
   constructor(
@@ -35,45 +43,56 @@ export class Materialiser {
     fresh: boolean,
   ) {
     this.writer = new BundleWriter(dir);
-    this.written = fresh ? new Set() : rowsOfGroup(dir, groupId);
+    this.written = fresh ? undefined : rowsOfGroup(dir, groupId);
+    this.count = this.written?.size ?? 0;
+    this.watch = store.watchResults(groupId);
   }
 
   /** Writes what was committed since the last call; returns how many rows it appended. */
   async pull(): Promise<number> {
     let appended = 0;
     for (;;) {
-      const page = await this.store.readResults(this.groupId, this.cursor, pageSize);
+      const heads = await this.store.readResultHeads(this.groupId, this.cursor, pageSize);
+      const fresh = heads.filter((h) => !this.written?.has(h.runId));
+      const held = new Map(fresh.map((h) => [h.runId, this.watch.take(h.runId)]));
+      // Only what this process did not commit itself is read, in one query for the page.
+      const read = await this.store.readResultTexts(fresh.filter((h) => !held.get(h.runId)).map((h) => h.seq));
+      const texts = new Map(read.map((r) => [r.runId, r]));
       // A page's rows go in one append after their artifacts; those written before a failure still go in.
-      const rows: IndexRow[] = [];
+      const rows: string[] = [];
       try {
-        for (const r of page) {
-          this.cursor = r.seq;
-          if (this.written.has(r.runId)) continue;
+        for (const h of heads) {
+          this.cursor = h.seq;
+          const r = held.get(h.runId) ?? texts.get(h.runId);
+          if (!r) continue;
           this.writer.writeArtifacts(r.caseKey, r.attempt, r.files);
-          rows.push(r.row as unknown as IndexRow);
-          this.written.add(r.runId);
+          rows.push(r.row);
+          this.written?.add(r.runId);
         }
       } finally {
-        this.writer.appendRows(rows);
+        this.writer.appendLines(rows);
+        this.count += rows.length;
       }
       appended += rows.length;
-      if (page.length < pageSize) return appended;
+      if (heads.length < pageSize) return appended;
     }
   }
 
   /**
    * Every committed result: PostgreSQL hands out a sequence number when a transaction inserts, not when it
    * commits, so a cursor can pass a result that commits later. Then all are read again from the first (what
-   * is written is skipped); when the count says none was passed, only the ones after the cursor.
+   * the bundle holds is skipped); when the count says none was passed, only the ones after the cursor.
    */
   async complete(): Promise<number> {
     const appended = await this.pull();
-    if ((await this.store.countResults(this.groupId)) === this.written.size) return appended;
+    if ((await this.store.countResults(this.groupId)) === this.count) return appended;
+    this.written ??= rowsOfGroup(this.dir, this.groupId);
     this.cursor = 0;
     return appended + (await this.pull());
   }
 
   close(): void {
+    this.watch.close();
     this.writer.close();
   }
 }

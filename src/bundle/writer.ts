@@ -60,15 +60,18 @@ export class BundleWriter {
   }
 
   appendRow(row: IndexRow): void {
-    this.appendRows([row]);
+    this.appendLines([JSON.stringify(row)]);
   }
 
-  /** Appends rows whose artifacts are written, in one write(2): a crash tears at most the last of them. */
-  appendRows(rows: readonly IndexRow[]): void {
-    if (rows.length === 0) return;
+  /**
+   * Appends rows whose artifacts are written, each as its JSON text on one line (as the store holds it), in one
+   * write(2): a crash tears at most the last of them.
+   */
+  appendLines(lines: readonly string[]): void {
+    if (lines.length === 0) return;
     this.open();
     let text = '';
-    for (const row of rows) text += `${JSON.stringify(row)}\n`;
+    for (const line of lines) text += `${line}\n`;
     writeSync(this.fd as number, text);
   }
 

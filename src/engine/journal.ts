@@ -38,11 +38,13 @@ export class JournalWriter {
 
   /**
    * Takes the next position for an entry without writing it: the run's finish commits it (`takeHeld`), or the
-   * next append writes it first, so the journal keeps its order.
+   * next append writes it first, so the journal keeps its order. Returned whole; kept with its ops (the change,
+   * so the journal still replays to the context) and without its output: a held entry is an eval case's,
+   * committed with its result, whose result.json holds each step's output, transcript and all.
    */
   hold(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
     const entry = this.next(stepId, attempt, ops, output);
-    this.held.push(entry);
+    this.held.push({ ...entry, output: null });
     return entry;
   }
 

@@ -101,6 +101,17 @@ const stepsOf = (value: unknown): StepView[] => {
 };
 
 /**
+ * What an entry says a step produced: its output, or, for an eval case's entry (committed with its result, so
+ * kept without its output), the values its ops set, a verify step's grading among them.
+ */
+const journalOutputs = (j: JournalHead): { output: unknown }[] => {
+  const output = parsePartialJson(j.output.text).value;
+  if (output !== null) return [{ output }];
+  const ops = parsePartialJson(j.ops.text).value;
+  return Array.isArray(ops) ? ops.map((op: unknown) => ({ output: isRecord(op) ? op.value : undefined })) : [];
+};
+
+/**
  * What the case page shows of one committed attempt, from the head of its result.json and the run's journal.
  * A head cut short still shows what it holds; the graders, which come last, are then read from the journal
  * (each verify step's entry holds them) while it is kept. Journal entries come as heads too.
@@ -116,10 +127,7 @@ export const attemptView = (head: AttemptHead, journal: readonly JournalHead[], 
     attempt: head.attempt,
     row: head.row,
     output: detail?.output === undefined ? null : clip(detail.output),
-    graders:
-      whole || !journal.length
-        ? (detail?.reasons ?? [])
-        : reasonsOf(journal.map((j) => ({ output: parsePartialJson(j.output.text).value }))),
+    graders: whole || !journal.length ? (detail?.reasons ?? []) : reasonsOf(journal.flatMap(journalOutputs)),
     steps: parsed ? stepsOf(parsed.value) : [],
     result: head.result && { shown: head.result.text.length, length: head.result.length, complete: whole },
     journal: journal.map((j) => ({

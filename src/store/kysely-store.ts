@@ -17,6 +17,7 @@ import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
 import { type FollowedResult, followResults, resultCursorNow } from './result-cursor.js';
+import { ResultWatches } from './result-watch.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   CaseResultRecord,
@@ -27,6 +28,9 @@ import type {
   OwnerSummary,
   ProgressRow,
   PruneReport,
+  ResultHead,
+  ResultText,
+  ResultWatch,
   RunFilter,
   RunFinish,
   RunOwner,
@@ -82,6 +86,49 @@ const notQueued = (eb: ExpressionBuilder<Database, 'runs'>) =>
   eb.not(
     eb.exists(eb.selectFrom('queueRuns').select('queueRuns.runId').whereRef('queueRuns.runId', '=', 'runs.runId')),
   );
+
+type JournalColumns = [string, number, string, number, string, string, number];
+
+const journalColumns = (e: JournalEntry): JournalColumns => [
+  e.instanceId,
+  e.seq,
+  e.stepId,
+  e.attempt,
+  JSON.stringify(e.ops),
+  JSON.stringify(e.output ?? null),
+  e.createdAt,
+];
+
+const insertJournalRows = (db: Kysely<Database>, rows: readonly JournalColumns[]) =>
+  db
+    .insertInto('journal')
+    .values(
+      rows.map(([instanceId, seq, stepId, attempt, ops, output, createdAt]) => ({
+        instanceId,
+        seq,
+        stepId,
+        attempt,
+        ops,
+        output,
+        createdAt,
+      })),
+    )
+    // A taken position is refused (0 rows), unless this very entry took it (a reconnect retrying its own
+    // write): then the no-op update counts 1. Its content is compared too: two writers may share a millisecond.
+    .onConflict((oc) =>
+      oc
+        .columns(['instanceId', 'seq'])
+        .doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })
+        .where((eb) =>
+          eb.and([
+            eb('journal.stepId', '=', eb.ref('excluded.stepId')),
+            eb('journal.attempt', '=', eb.ref('excluded.attempt')),
+            eb('journal.createdAt', '=', eb.ref('excluded.createdAt')),
+            eb('journal.ops', '=', eb.ref('excluded.ops')),
+            eb('journal.output', '=', eb.ref('excluded.output')),
+          ]),
+        ),
+    );
 
 /**
  * The statements every run executes: compiled once per store (see prepared.ts). A write retried after a lost
@@ -146,28 +193,10 @@ const hotQueries = (db: Kysely<Database>) => ({
   readJournal: prepareQuery<[string]>(1, (instanceId) =>
     db.selectFrom('journal').selectAll().where('instanceId', '=', instanceId).orderBy('seq'),
   ),
-  journal: prepareQuery<[string, number, string, number, string, string, number]>(
-    7,
-    (instanceId, seq, stepId, attempt, ops, output, createdAt) =>
-      db
-        .insertInto('journal')
-        .values({ instanceId, seq, stepId, attempt, ops, output, createdAt })
-        // A taken position is refused (0 rows), unless this very entry took it (a reconnect retrying its own
-        // write): then the no-op update counts 1. Its content is compared too: two writers may share a millisecond.
-        .onConflict((oc) =>
-          oc
-            .columns(['instanceId', 'seq'])
-            .doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })
-            .where((eb) =>
-              eb.and([
-                eb('journal.stepId', '=', eb.ref('excluded.stepId')),
-                eb('journal.attempt', '=', eb.ref('excluded.attempt')),
-                eb('journal.createdAt', '=', eb.ref('excluded.createdAt')),
-                eb('journal.ops', '=', eb.ref('excluded.ops')),
-                eb('journal.output', '=', eb.ref('excluded.output')),
-              ]),
-            ),
-        ),
+  journal: prepareQuery<JournalColumns>(7, (...row) => insertJournalRows(db, [row])),
+  // An eval case's finish holds two entries (its prompt and verify steps): one statement for both.
+  journalPair: prepareQuery<[...JournalColumns, ...JournalColumns]>(14, (...rows) =>
+    insertJournalRows(db, [rows.slice(0, 7) as JournalColumns, rows.slice(7) as JournalColumns]),
   ),
 });
 
@@ -180,6 +209,7 @@ export class KyselyStore implements Store {
   private readonly hot: ReturnType<typeof hotQueries>;
   private readonly runInserts: RunInserts;
   private readonly reconnect = new Reconnect();
+  private readonly watches = new ResultWatches();
   private ledger: QueueLedger | undefined;
 
   constructor(
@@ -217,18 +247,45 @@ export class KyselyStore implements Store {
     }, true);
   }
 
-  finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
-    return this.batch.run(async (db) => {
-      const finished = await this.finishStatus(db, runId, finish, now);
-      if (!finished) return false;
-      // Thrown, not returned: the batch commits this write's statements together or not at all.
-      for (const entry of finish.journal ?? []) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
-      if (finish.result) await this.insertResult(db, runId, finish.result, now);
-      return true;
-    });
+  async finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
+    const result = finish.result;
+    // Stringified once: the same text is stored and, by a watching materialiser, written as the index line.
+    const row = result ? JSON.stringify(result.row) : '';
+    const drop = result && this.watches.hold(String(result.row.group_id), runId, result, row);
+    try {
+      const finished = await this.batch.run(async (db) => {
+        if (!(await this.finishStatus(db, runId, finish, now))) return false;
+        // Thrown, not returned: the batch commits this write's statements together or not at all.
+        await this.insertHeld(db, finish.journal ?? []);
+        if (result) await this.insertResult(db, runId, result, row, now);
+        return true;
+      });
+      if (!finished) drop?.();
+      return finished;
+    } catch (error) {
+      drop?.();
+      throw error;
+    }
   }
 
-  private async insertResult(db: Kysely<Database>, runId: string, r: CaseResultRecord, now: number): Promise<void> {
+  /** A finish's entries, all or a throw; a pair in one statement. */
+  private async insertHeld(db: Kysely<Database>, entries: readonly JournalEntry[]): Promise<void> {
+    const [first, second] = entries;
+    if (entries.length === 2 && first && second) {
+      const pair = await this.hot.journalPair(db, ...journalColumns(first), ...journalColumns(second));
+      if (Number(pair.numAffectedRows) === 2) return;
+    }
+    // One at a time, which names the taken position: an entry the pair wrote counts as this write's own.
+    for (const entry of entries) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
+  }
+
+  private async insertResult(
+    db: Kysely<Database>,
+    runId: string,
+    r: CaseResultRecord,
+    row: string,
+    now: number,
+  ): Promise<void> {
     await this.hot.result(
       db,
       runId,
@@ -240,7 +297,7 @@ export class KyselyStore implements Store {
       String(r.row.outcome),
       typeof r.row.score === 'number' ? r.row.score : null,
       errorKindOf(r.row),
-      JSON.stringify(r.row),
+      row,
       JSON.stringify(r.files),
       now,
     );
@@ -274,6 +331,37 @@ export class KyselyStore implements Store {
         .execute(),
     );
     return rows.map(explorer.toStoredResult);
+  }
+
+  async readResultHeads(groupId: string, afterSeq: number, limit: number): Promise<ResultHead[]> {
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .select(['seq', 'runId'])
+        .where('groupId', '=', groupId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute(),
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), runId: r.runId }));
+  }
+
+  async readResultTexts(seqs: readonly number[]): Promise<ResultText[]> {
+    if (seqs.length === 0) return [];
+    const rows = await this.reconnect.run(() =>
+      this.db
+        .selectFrom('results')
+        .select(['runId', 'caseKey', 'attempt', 'row', 'files'])
+        .where('seq', 'in', [...seqs])
+        .orderBy('seq')
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, files: JSON.parse(r.files) as Record<string, string> }));
+  }
+
+  watchResults(groupId: string): ResultWatch {
+    return this.watches.watch(groupId);
   }
 
   async countResults(groupId: string): Promise<number> {
@@ -380,16 +468,7 @@ export class KyselyStore implements Store {
   }
 
   private async insertJournal(db: Kysely<Database>, entry: JournalEntry): Promise<boolean> {
-    const result = await this.hot.journal(
-      db,
-      entry.instanceId,
-      entry.seq,
-      entry.stepId,
-      entry.attempt,
-      JSON.stringify(entry.ops),
-      JSON.stringify(entry.output ?? null),
-      entry.createdAt,
-    );
+    const result = await this.hot.journal(db, ...journalColumns(entry));
     return Number(result.numAffectedRows) === 1;
   }
 

@@ -129,6 +129,31 @@ export interface StoredResult extends CaseResultRecord {
   committedAt: number;
 }
 
+/** Where a committed result sits in commit order: enough for a reader to tell whether it holds it already. */
+export interface ResultHead {
+  seq: number;
+  runId: string;
+}
+
+/** A committed result as a bundle writes it: its row as the stored text (the index line as it is), its files. */
+export interface ResultText {
+  runId: string;
+  caseKey: string;
+  attempt: number;
+  row: string;
+  files: Readonly<Record<string, string>>;
+}
+
+/**
+ * The results of one group this process commits, held from their finish until the group's materialiser takes
+ * them, so a result this process wrote is not read back. A held result may not be committed yet: only one the
+ * store shows committed (`readResultHeads`) may be taken. A result whose finish is refused or fails is dropped.
+ */
+export interface ResultWatch {
+  take(runId: string): ResultText | undefined;
+  close(): void;
+}
+
 /** What a run's terminal status records: the outcome and score of an eval case, or why it failed. */
 export interface RunFinish {
   status: TerminalStatus;
@@ -196,6 +221,12 @@ export interface Store {
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean>;
   /** A group's committed results after `afterSeq`, in commit order, at most `limit`. */
   readResults(groupId: string, afterSeq: number, limit: number): Promise<StoredResult[]>;
+  /** The heads of a group's committed results after `afterSeq`, in commit order, at most `limit`. */
+  readResultHeads(groupId: string, afterSeq: number, limit: number): Promise<ResultHead[]>;
+  /** The committed results at these positions (`seq`), as texts, in commit order. */
+  readResultTexts(seqs: readonly number[]): Promise<ResultText[]>;
+  /** Holds the results of the group that this store commits from now on, until taken or closed. */
+  watchResults(groupId: string): ResultWatch;
   /** How many results a group has committed. */
   countResults(groupId: string): Promise<number>;
   getRun(runId: string): Promise<RunRecord | undefined>;

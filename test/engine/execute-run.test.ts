@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEval } from '../../src/api/run-eval.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { openStore } from '../../src/store/open.js';
+import { runCli } from '../support/cli.js';
 import { type TempProject, tempProject } from '../support/project.js';
 import { journalSteps } from '../support/run-records.js';
 
@@ -72,5 +73,28 @@ describe('an eval case on the local runner', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("journals its steps' context changes without the outputs its result holds, and `runs show` shows them", async () => {
+    const store = await openStore(loadProjectConfig(p.dir, {}).store);
+    let runId = '';
+    try {
+      const [run] = await store.listRuns({ limit: 1 });
+      runId = run?.runId ?? '';
+      const [prompt, verify] = await store.readJournal(run?.instanceId ?? '');
+      // The change each step made, so the journal replays to the context; not the output result.json holds.
+      expect(prompt?.ops).toMatchObject([{ op: 'set', path: 'outputs.prompt', value: { text: expect.any(String) } }]);
+      expect(verify?.ops).toMatchObject([{ op: 'set', path: 'verifications.main', value: { pass: true } }]);
+      expect([prompt?.output, verify?.output]).toEqual([null, null]);
+    } finally {
+      await store.close();
+    }
+    const shown = await runCli(['runs', 'show', runId], { cwd: p.dir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^ {2}prompt +prompt +completed +1 /m);
+    expect(shown.stdout).toMatch(/^ {2}verify +verify +completed +1 /m);
+    expect(shown.stdout).toContain(
+      '1. prompt (attempt 1) set outputs.prompt\n  2. verify (attempt 1) set verifications.main',
+    );
   });
 });

@@ -195,6 +195,54 @@ for (const backend of await storeBackends()) {
       expect(await store.readResults('other', 0, 10)).toEqual([]);
     });
 
+    it('reads result heads and texts, and hands a watcher the results it commits, never a refused one', async () => {
+      const result = (caseKey: string, outcome: string) => ({
+        caseKey,
+        attempt: 2,
+        target: 'model',
+        evalPath: 'a.eval.yaml',
+        row: { key: caseKey, outcome, score: 1, group_id: 'g', error: null, note: 'ünï "q"' },
+        files: { 'result.json': `{"output":"ünïcödé ${caseKey}"}`, 'w.diff': '+a\n' },
+      });
+      await store.createRuns([newRun('r1'), newRun('r2'), newRun('r3'), newRun('r4')]);
+      const watch = store.watchResults('g');
+      const other = store.watchResults('other');
+      const done = { status: 'COMPLETED', outcome: 'passed' } as const;
+      expect(await store.finishRun('r2', { ...done, result: result('k2', 'passed') }, 5)).toBe(true);
+      expect(await store.finishRun('r1', { ...done, result: result('k1', 'failed') }, 6)).toBe(true);
+      // Refused (already terminal): nothing of it is held, the committed one stays.
+      expect(await store.finishRun('r1', { ...done, result: result('k1', 'passed') }, 7)).toBe(false);
+      // Failed (a taken journal position): nothing committed, nothing held.
+      expect(await store.appendJournal(entry('t@r3', 1))).toBe(true);
+      await expect(
+        store.finishRun(
+          'r3',
+          { ...done, journal: [{ ...entry('t@r3', 1), stepId: 'stale' }], result: result('k3', 'passed') },
+          8,
+        ),
+      ).rejects.toThrow(/is taken/);
+      const heads = await store.readResultHeads('g', 0, 10);
+      expect(heads.map((h) => h.runId)).toEqual(['r2', 'r1']);
+      expect((await store.readResultHeads('g', heads[0]?.seq ?? 0, 10)).map((h) => h.runId)).toEqual(['r1']);
+      const texts = await store.readResultTexts(heads.map((h) => h.seq).reverse());
+      expect(texts.map((t) => t.runId)).toEqual(['r2', 'r1']);
+      const stored = await store.readResults('g', 0, 10);
+      for (const [i, t] of texts.entries()) {
+        // The row's text is the row as stored, the same text a bundle's index line carries.
+        expect(JSON.parse(t.row)).toEqual(stored[i]?.row);
+        expect(t).toMatchObject({ caseKey: stored[i]?.caseKey, attempt: 2, files: stored[i]?.files });
+        expect(watch.take(t.runId)).toEqual(t);
+        expect(watch.take(t.runId)).toBeUndefined();
+      }
+      expect(watch.take('r3')).toBeUndefined();
+      expect(other.take('r2')).toBeUndefined();
+      // Closed: what commits afterwards is not held.
+      watch.close();
+      expect(await store.finishRun('r4', { ...done, result: result('k4', 'passed') }, 9)).toBe(true);
+      expect(store.watchResults('g').take('r4')).toBeUndefined();
+      expect(await store.readResultTexts([])).toEqual([]);
+    });
+
     it('commits held journal entries with the terminal status, or none when a position is taken', async () => {
       const result = (caseKey: string) => ({
         caseKey,
