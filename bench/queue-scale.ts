@@ -18,13 +18,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { pgFrontendMessages } from '../test/support/pg-wire-counter.js';
+import { startTcpRelay, type TcpRelay } from '../test/support/tcp-relay.js';
 import { cli, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
@@ -62,50 +63,12 @@ interface WireCounts {
 }
 const noCounts = (): WireCounts => ({ statements: 0, roundTrips: 0, commands: new Map() });
 
-/** A relay on 127.0.0.1 to `port`: each client connection's bytes go to a parser of its own, and on unchanged. */
-const relay = async (port: number, parser: () => (chunk: Buffer) => void) => {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, '127.0.0.1');
-    const parse = parser();
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => s.destroy());
-      s.on('close', () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(s);
-      });
-    }
-    client.on('data', (chunk: Buffer) => {
-      parse(chunk);
-      upstream.write(chunk);
-    });
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: (): void => {
-      server.close();
-      for (const s of sockets) s.destroy();
-    },
-  };
-};
-
 /**
- * PostgreSQL's frontend messages: a startup message without a type byte, then a type byte and an int32 length.
  * Statements are told apart (in `commands`) by their text's first words: a simple Query's, or that of the
  * statement an extended-protocol Bind executes (named on its Parse).
  */
 const pgParser = (counts: WireCounts) => () => {
-  let pending: Buffer = Buffer.alloc(0);
-  let started = false;
   const parsed = new Map<string, string>();
-  const cString = (at: number): { text: string; next: number } => {
-    const end = pending.indexOf(0, at);
-    return { text: pending.toString('utf8', at, end), next: end + 1 };
-  };
   const statement = (text: string): void => {
     const name = text
       .replace(/\/\* named \*\//, '')
@@ -114,26 +77,20 @@ const pgParser = (counts: WireCounts) => () => {
       .slice(0, 48);
     counts.commands.set(name, (counts.commands.get(name) ?? 0) + 1);
   };
-  return (chunk: Buffer): void => {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    for (;;) {
-      const head = started ? 1 : 0;
-      if (pending.length < head + 4) break;
-      const length = head + pending.readInt32BE(head);
-      if (pending.length < length) break;
-      const type = started ? String.fromCharCode(pending[0] as number) : '';
-      if (type === 'Q' || type === 'E') counts.statements++;
-      if (type === 'Q' || type === 'S') counts.roundTrips++;
-      if (type === 'Q') statement(cString(5).text);
-      if (type === 'P') {
-        const name = cString(5);
-        parsed.set(name.text, cString(name.next).text);
-      }
-      if (type === 'B') statement(parsed.get(cString(cString(5).next).text) ?? '?');
-      started = true;
-      pending = pending.subarray(length);
+  return pgFrontendMessages((type, message) => {
+    const cString = (at: number): { text: string; next: number } => {
+      const end = message.indexOf(0, at);
+      return { text: message.toString('utf8', at, end), next: end + 1 };
+    };
+    if (type === 'Q' || type === 'E') counts.statements++;
+    if (type === 'Q' || type === 'S') counts.roundTrips++;
+    if (type === 'Q') statement(cString(5).text);
+    if (type === 'P') {
+      const name = cString(5);
+      parsed.set(name.text, cString(name.next).text);
     }
-  };
+    if (type === 'B') statement(parsed.get(cString(cString(5).next).text) ?? '?');
+  });
 };
 
 /** One RESP command at the start of `b` (an array of bulk strings, as ioredis sends): its name and length. */
@@ -336,14 +293,18 @@ try {
     const dir = mkdtempSync(join(tmpdir(), 'proctor-queue-bench-'));
     const workers: ChildProcess[] = [];
     const counts = { follower: { pg: noCounts(), redis: noCounts() }, workers: { pg: noCounts(), redis: noCounts() } };
-    const relays: { close: () => void }[] = [];
+    const relays: TcpRelay[] = [];
     /** The store and Redis URLs a process of `side` is given: through a relay counting what it sends, with --wire. */
     const urlsFor = async (side: keyof typeof counts): Promise<Record<string, string>> => {
       const pgUrl = new URL(url);
       const redisUrl = new URL(values.redis);
       if (values.wire) {
-        const pgRelay = await relay(Number(pgUrl.port || 5432), pgParser(counts[side].pg));
-        const redisRelay = await relay(Number(redisUrl.port || 6379), respParser(counts[side].redis));
+        const pgRelay = await startTcpRelay('127.0.0.1', Number(pgUrl.port || 5432), () => ({
+          fromClient: pgParser(counts[side].pg)(),
+        }));
+        const redisRelay = await startTcpRelay('127.0.0.1', Number(redisUrl.port || 6379), () => ({
+          fromClient: respParser(counts[side].redis)(),
+        }));
         relays.push(pgRelay, redisRelay);
         pgUrl.hostname = '127.0.0.1';
         pgUrl.port = String(pgRelay.port);
@@ -453,7 +414,7 @@ try {
         }),
       );
       rmSync(dir, { recursive: true, force: true });
-      for (const r of relays) r.close();
+      await Promise.all(relays.map((r) => r.close()));
       // Once every backend has ended (the workers' after them), each has reported its transactions.
       const tx = await lobby(async (c) => {
         const live = (): Promise<number> =>

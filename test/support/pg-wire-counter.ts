@@ -1,5 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import net from 'node:net';
+import { startTcpRelay } from './tcp-relay.js';
 
 /**
  * A relay to a PostgreSQL server that counts what crosses the wire: the statements its clients execute (a
@@ -16,8 +15,28 @@ export interface PgWireCounter {
   close(): Promise<void>;
 }
 
+/**
+ * A client's bytes as PostgreSQL frontend messages, each whole: the startup message has no type byte (its type
+ * is ''), every later one is a type byte and an int32 length.
+ */
+export const pgFrontendMessages = (onMessage: (type: string, message: Buffer) => void) => {
+  let pending: Buffer = Buffer.alloc(0);
+  let started = false;
+  return (chunk: Buffer): void => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    for (;;) {
+      const head = started ? 1 : 0;
+      if (pending.length < head + 4) break;
+      const length = head + pending.readInt32BE(head);
+      if (pending.length < length) break;
+      onMessage(started ? String.fromCharCode(pending[0] as number) : '', pending.subarray(0, length));
+      started = true;
+      pending = pending.subarray(length);
+    }
+  };
+};
+
 export const startPgWireCounter = async (host: string, port: number): Promise<PgWireCounter> => {
-  const sockets = new Set<net.Socket>();
   const counter = {
     port: 0,
     statements: 0,
@@ -26,46 +45,16 @@ export const startPgWireCounter = async (host: string, port: number): Promise<Pg
       counter.statements = 0;
       counter.bytesBack = 0;
     },
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
+    close: async () => relay.close(),
   };
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => s.destroy());
-      s.on('close', () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(s);
-      });
-    }
-    // The startup message has no type byte; every later frontend message is a type byte and an int32 length.
-    let pending = Buffer.alloc(0);
-    let started = false;
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      pending = Buffer.concat([pending, chunk]);
-      for (;;) {
-        const head = started ? 1 : 0;
-        if (pending.length < head + 4) break;
-        const length = head + pending.readInt32BE(head);
-        if (pending.length < length) break;
-        const type = started ? String.fromCharCode(pending[0] as number) : '';
-        if (type === 'Q' || type === 'E') counter.statements++;
-        started = true;
-        pending = pending.subarray(length);
-      }
-    });
-    upstream.on('data', (chunk: Buffer) => {
+  const relay = await startTcpRelay(host, port, () => ({
+    fromClient: pgFrontendMessages((type) => {
+      if (type === 'Q' || type === 'E') counter.statements++;
+    }),
+    fromServer: (chunk) => {
       counter.bytesBack += chunk.length;
-      client.write(chunk);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  counter.port = (server.address() as AddressInfo).port;
+    },
+  }));
+  counter.port = relay.port;
   return counter;
 };

@@ -1,5 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import net from 'node:net';
+import { startTcpRelay } from './tcp-relay.js';
 
 /** A TCP relay on 127.0.0.1 to a server, that a test can cut: the server seems to vanish for good. */
 export interface TcpProxy {
@@ -9,30 +8,6 @@ export interface TcpProxy {
 }
 
 export const startTcpProxy = async (host: string, port: number): Promise<TcpProxy> => {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, host);
-    const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', end);
-      s.on('close', end);
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    cut: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-  };
+  const relay = await startTcpRelay(host, port, () => ({}));
+  return { port: relay.port, cut: relay.close };
 };
