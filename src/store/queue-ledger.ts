@@ -260,9 +260,9 @@ export class QueueLedger {
    * the fleet between runs, so a chain never goes ahead of a waiting job. A job of the same run and limits sent
    * less than `inTransitMs` ago does not count: it is on its way to a free slot (a commit's handed-off job, as a
    * chain's is), not waiting for one. Counting it made every handed-off job the next commit's reason to send
-   * one more, so a fleet that once had a job on its way sent every case through Redis. The chained run has no job: no Redis
-   * round trip to send it, none to fetch it and no claim statement. A worker that dies holding it leaves a
-   * lapsed lease, and `lost` sends its job then.
+   * one more, so a fleet that once had a job on its way sent every case through Redis. The chained run has no
+   * job: no Redis round trip to send it, none to fetch it and no claim statement. A worker that dies holding it
+   * leaves a lapsed lease, and `lost` sends its job then.
    */
   commit(runId: string, epoch: number, finish: RunFinish, now: number, chain?: Chain): Promise<Commit> {
     const c = finishColumns(finish, now);
