@@ -43,13 +43,20 @@ const hangUp = (midBody: boolean): Error =>
 // Headers the connection owns: a caller's own would contradict the framing written here.
 const framingHeaders = new Set(['content-length', 'transfer-encoding', 'connection', 'host']);
 
+/** A caller's header block as request lines; `latin1`: a value has bytes past ASCII, which node:http sends as latin1. */
+interface HeaderBlock {
+  lines: string;
+  host: string | undefined;
+  latin1: boolean;
+}
+
 /**
- * A header block as request lines, checked as node:http checks them (no CR or LF smuggled into a value). Kept per
- * headers object, so an endpoint that sends the same object every call (openai-chat.ts) renders it once.
+ * Checked as node:http checks them (no CR or LF smuggled into a value), and kept per headers object, so an
+ * endpoint that sends the same object every call (openai-chat.ts, the http target) renders it once.
  */
-const headerLines = new WeakMap<Record<string, string>, { lines: string; host: string | undefined }>();
-const linesOf = (headers: Record<string, string>): { lines: string; host: string | undefined } => {
-  let block = headerLines.get(headers);
+const headerBlocks = new WeakMap<Record<string, string>, HeaderBlock>();
+const blockOf = (headers: Record<string, string>): HeaderBlock => {
+  let block = headerBlocks.get(headers);
   if (block) return block;
   let lines = '';
   let host: string | undefined;
@@ -60,8 +67,9 @@ const linesOf = (headers: Record<string, string>): { lines: string; host: string
     if (lower === 'host') host = value;
     else if (!framingHeaders.has(lower)) lines += `${name}: ${value}\r\n`;
   }
-  block = { lines, host };
-  headerLines.set(headers, block);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every ASCII byte
+  block = { lines, host, latin1: /[^\x00-\x7f]/.test(lines + (host ?? '')) };
+  headerBlocks.set(headers, block);
   return block;
 };
 
@@ -240,22 +248,29 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
       reject(abortError(signal));
       return;
     }
-    const { lines, host } = linesOf(init.headers);
+    // node:http's normalisation and check: a method is sent upper-cased, and is one token.
+    const method = init.method.toUpperCase();
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Z]+$/.test(method)) {
+      reject(Object.assign(new TypeError(`invalid HTTP method ${method}`), { code: 'ERR_INVALID_HTTP_TOKEN' }));
+      return;
+    }
+    const { lines, host, latin1 } = blockOf(init.headers);
     const body = init.body;
     const length = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     const framing =
-      body === undefined && (init.method === 'GET' || init.method === 'HEAD') ? '' : `content-length: ${length}\r\n`;
-    const head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${host ?? url.host}\r\n${lines}${framing}connection: keep-alive\r\n\r\n`;
+      body === undefined && (method === 'GET' || method === 'HEAD') ? '' : `content-length: ${length}\r\n`;
+    const head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${host ?? url.host}\r\n${lines}${framing}connection: keep-alive\r\n\r\n`;
     const connection = connectionTo(url);
-    connection.start(new Exchange(connection, init.method, signal, resolve, reject));
+    connection.start(new Exchange(connection, method, signal, resolve, reject));
+    const socket = connection.socket;
     // One write, so the request leaves in one packet when it fits.
-    if (typeof body === 'string') connection.socket.write(head + body);
-    else if (body === undefined) connection.socket.write(head);
+    if (body === undefined) socket.write(head, latin1 ? 'latin1' : 'utf8');
+    else if (typeof body === 'string' && !latin1) socket.write(head + body);
     else {
-      connection.socket.cork();
-      connection.socket.write(head);
-      connection.socket.write(body);
-      connection.socket.uncork();
+      socket.cork();
+      socket.write(head, latin1 ? 'latin1' : 'utf8');
+      socket.write(body);
+      socket.uncork();
     }
   });
 

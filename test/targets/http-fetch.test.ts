@@ -187,6 +187,17 @@ describe('httpRequest', () => {
     await expect.poll(() => server.closed).toBe(1);
   });
 
+  it('sends a header value past ASCII as latin1 and upper-cases the method, as node:http does', async () => {
+    server = await rawServer((_r, socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
+    await httpRequest(server.url(), { method: 'post', headers: { 'x-name': 'café' }, body: 'é' });
+    const head = server.requests[0]?.head ?? '';
+    expect(head.startsWith('POST / HTTP/1.1')).toBe(true);
+    expect(head).toContain('x-name: café');
+    expect(server.requests[0]?.body).toBe('é');
+    const error = await rejection(httpRequest(server.url(), { method: 'GET /x', headers: {} }));
+    expect((error as { code?: string }).code).toBe('ERR_INVALID_HTTP_TOKEN');
+  });
+
   it('refuses a header value that would smuggle in another header', async () => {
     server = await rawServer(() => {});
     const error = await rejection(
