@@ -98,9 +98,14 @@ const bodyRenderer = (body: Config['body']): Render | undefined => {
 };
 
 /** The status of a response as an error kind, or undefined when it is a success. */
-const statusError = (status: number, headers: Headers, url: string, ok: readonly number[] | undefined) => {
+const statusError = (
+  status: number,
+  headers: () => Record<string, string>,
+  url: string,
+  ok: readonly number[] | undefined,
+) => {
   if (ok ? ok.includes(status) : status >= 200 && status < 300) return undefined;
-  const wait = retryAfterMs(Object.fromEntries(headers.entries()));
+  const wait = retryAfterMs(headers());
   const detail = wait === undefined ? {} : { retryAfterMs: wait };
   if (status === 429) return new ProctorError('rate_limited', `429 from ${url}`, detail);
   if (status === 408) return new ProctorError('timeout', `408 from ${url}`);
@@ -218,23 +223,22 @@ export const http: TargetDef<typeof config> = {
         const started = performance.now();
         const url = urlTemplate({ prompt: encodeURIComponent(input.prompt), vars: encodeStrings(input.vars) });
         const body = renderBody?.(input);
-        const [{ boundedCall }, { httpFetch }] = await Promise.all([
+        const [{ boundedCall }, { httpRequest, replyHeaders }] = await Promise.all([
           import('./model-call.js'),
           import('./http-fetch.js'),
         ]);
         const text = await boundedCall(signal, { url, timeoutMs: cfg.timeout_s * 1000, gate }, async (abort) => {
-          const res = await httpFetch(url, {
+          const reply = await httpRequest(new URL(url), {
             method: cfg.method,
             headers,
-            ...(body !== undefined && cfg.method !== 'GET' ? { body } : {}),
+            body: body !== undefined && cfg.method !== 'GET' ? body : undefined,
             signal: abort,
           });
-          const failed = statusError(res.status, res.headers, url, cfg.ok_status);
+          const failed = statusError(reply.status, () => replyHeaders(reply.headers), url, cfg.ok_status);
           if (failed) throw failed;
-          const buffer = await res.arrayBuffer();
-          if (buffer.byteLength > cfg.max_response_bytes)
+          if (reply.body.byteLength > cfg.max_response_bytes)
             throw new ProctorError('malformed_output', `response from ${url} is over ${cfg.max_response_bytes} bytes`);
-          return Buffer.from(buffer).toString('utf8');
+          return reply.body.toString('utf8');
         });
         let picked: Picked;
         if (cfg.output_transform) {

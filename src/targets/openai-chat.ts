@@ -170,7 +170,7 @@ export const openaiChatModel = (endpoint: OpenAIChatEndpoint): TurnModel => {
   const target = new URL(url);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    // Some gateways refuse a request without one; node:http sends none.
+    // Some gateways refuse a request without one; httpRequest sends none of its own.
     'user-agent': 'proctor',
     ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
     ...endpoint.headers,
