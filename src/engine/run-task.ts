@@ -162,6 +162,8 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const running = new Map<string, Promise<void>>();
   /** Per completed step: its journal position and how to undo it, for a rollback. */
   const undo = new Map<string, { seq: number; undo: Undo }>();
+  // Only a step with `retry` rolls back: without one, no undo is ever read (an eval case has none).
+  const mayRollBack = specs.some((s) => s.retry !== undefined);
   const rollbacks = new Map<string, number>();
   const writer = new JournalWriter(env.store, req.instanceId, env.journalLength, secrets);
   const journal = writer.append.bind(writer);
@@ -210,14 +212,14 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const execute = async (spec: StepSpec, record: StepRecord): Promise<void> => {
     try {
       const { ops, output, passed } = await runStep(spec, req, context, env, record, deadline);
-      const reverse = undoOf(context, ops);
+      const reverse = mayRollBack ? undoOf(context, ops) : undefined;
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
       const written =
         env.holdEntries === true && !ops.some(recordsResource)
           ? writer.hold(spec.id, record.attempts, ops, output)
           : await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
-      undo.set(spec.id, { seq: written.seq, undo: reverse });
+      if (reverse) undo.set(spec.id, { seq: written.seq, undo: reverse });
       record.status = 'completed';
       record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);
