@@ -1,4 +1,5 @@
-import { Liquid, type Template } from 'liquidjs';
+import { createRequire } from 'node:module';
+import type { Liquid, Template } from 'liquidjs';
 import { remember } from './bounded-map.js';
 
 /**
@@ -37,13 +38,15 @@ const nunjucksFilters: Record<string, (value: unknown, ...args: unknown[]) => un
       .filter(Boolean).length,
 };
 /**
- * Made on the first template that is more than bare variables: creating it initialises ICU's date formats (for
- * Liquid's `date` filter), 40-100 ms of every command, and most suites' templates never need it.
+ * Loaded and made on the first template that is more than bare variables, which most suites never have: creating
+ * it initialises ICU's date formats (for Liquid's `date` filter), 40-100 ms of every command, and its code is
+ * ~120 KB that a bundle would compile every time. Required, not imported: templates are compiled synchronously.
  */
 let engine: Liquid | undefined;
 const liquid = (): Liquid => {
   if (!engine) {
-    engine = new Liquid({ strictVariables: false, strictFilters: true, outputEscape: show });
+    const liquidjs = createRequire(import.meta.url)('liquidjs') as typeof import('liquidjs');
+    engine = new liquidjs.Liquid({ strictVariables: false, strictFilters: true, outputEscape: show });
     for (const [name, filter] of Object.entries(nunjucksFilters)) engine.registerFilter(name, filter);
   }
   return engine;
