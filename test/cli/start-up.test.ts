@@ -14,12 +14,14 @@ const from = (sources: readonly string[], pattern: RegExp): string[] => sources.
 
 // Counted, not timed: every module a command loads is read and compiled on each start.
 describe('what a command loads', () => {
-  it('plans bare {{ var }} templates without Liquid, and with zod speaking English alone', () => {
+  it('plans bare {{ var }} templates without Liquid, zod speaking English alone, no JavaScript grader threads', () => {
     project = tempProject({ 'a.eval.yaml': evalWith('{{ word }}') });
     const sources = loadedSources(['eval', 'run', '--dry-run'], project.dir);
     expect(from(sources, /src\/plan\/load-eval\.ts$/)).toHaveLength(1);
     expect(from(sources, /node_modules\/liquidjs\//)).toEqual([]);
     expect(from(sources, /node_modules\/zod\/v4\/locales\/(?!en\.js)/)).toEqual([]);
+    expect(sources).toContain('node:fs');
+    expect(sources).not.toContain('node:worker_threads');
   });
 
   it('loads Liquid for a template that needs it', () => {
