@@ -1,4 +1,5 @@
-import { Liquid, type Template } from 'liquidjs';
+import { createRequire } from 'node:module';
+import type { Liquid, Template } from 'liquidjs';
 import { remember } from './bounded-map.js';
 
 /**
@@ -12,8 +13,6 @@ export type CompiledTemplate = (vars: Readonly<Record<string, unknown>>) => stri
 // never what a prompt wants.
 const show = (value: unknown): string =>
   value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value ?? '');
-
-const engine = new Liquid({ strictVariables: false, strictFilters: true, outputEscape: show });
 
 // The nunjucks filters promptfoo users write most (`| dump`, `| upper`, …), under their nunjucks names, so a
 // promptfoo template renders unchanged; Liquid's own names (`upcase`, `size`, …) keep working beside them.
@@ -38,7 +37,20 @@ const nunjucksFilters: Record<string, (value: unknown, ...args: unknown[]) => un
       .split(/\s+/)
       .filter(Boolean).length,
 };
-for (const [name, filter] of Object.entries(nunjucksFilters)) engine.registerFilter(name, filter);
+/**
+ * Loaded and made on the first template that is more than bare variables, which most suites never have: creating
+ * it initialises ICU's date formats (for Liquid's `date` filter), 40-100 ms of every command, and its code is
+ * ~120 KB that a bundle would compile every time. Required, not imported: templates are compiled synchronously.
+ */
+let engine: Liquid | undefined;
+const liquid = (): Liquid => {
+  if (!engine) {
+    const liquidjs = createRequire(import.meta.url)('liquidjs') as typeof import('liquidjs');
+    engine = new liquidjs.Liquid({ strictVariables: false, strictFilters: true, outputEscape: show });
+    for (const [name, filter] of Object.entries(nunjucksFilters)) engine.registerFilter(name, filter);
+  }
+  return engine;
+};
 
 // Bounded so a long run rendering many distinct sources (e.g. templated vars) cannot grow memory forever.
 const maxCached = 5000;
@@ -57,19 +69,25 @@ const bareOutput = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
 // Names Liquid reads as literals, not variables.
 const literals = new Set(['true', 'false', 'nil', 'null', 'empty', 'blank']);
 
+/** Text whose every output is a bare variable, split as [text, name, text, name, …, text]; else undefined. */
+const bareParts = (src: string): string[] | undefined => {
+  if (src.includes('{%')) return undefined;
+  const parts = src.split(bareOutput);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (i % 2 === 0 ? part.includes('{{') : literals.has(part)) return undefined;
+  }
+  return parts;
+};
+
 /**
  * Text whose every output is a bare variable (most prompts: `Ticket {{ ref }} from {{ customer }}`) renders by
  * concatenation, as Liquid would render it (own properties only, printed by `show`), at a tenth of its cost:
  * a 100,000-case suite renders each prompt once to fingerprint it and again to submit it. Undefined otherwise.
  */
 const substitution = (src: string): CompiledTemplate | undefined => {
-  if (src.includes('{%')) return undefined;
-  // [text, name, text, name, …, text]
-  const parts = src.split(bareOutput);
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] as string;
-    if (i % 2 === 0 ? part.includes('{{') : literals.has(part)) return undefined;
-  }
+  const parts = bareParts(src);
+  if (!parts) return undefined;
   return (vars) => {
     let out = parts[0] as string;
     for (let i = 1; i < parts.length; i += 2) {
@@ -87,6 +105,7 @@ export const compileTemplate = (src: string): CompiledTemplate => {
   if (hit) return hit;
   let compiled = substitution(src);
   if (!compiled) {
+    const engine = liquid();
     const parsed: Template[] = engine.parse(src);
     compiled = (vars) => String(engine.renderSync(parsed, vars));
   }
@@ -105,7 +124,13 @@ export const templateVariables = (src: string): string[] => {
   if (!isTemplate(src)) return [];
   const hit = variablesCache.get(src);
   if (hit) return hit;
-  const names = engine.globalVariablesSync(src).map((v) => String(v).split(/[.[]/)[0] ?? '');
+  // Bare variables are the names between the text, each once in order of use, as Liquid lists them.
+  const parts = bareParts(src);
+  const names = parts
+    ? [...new Set(parts.filter((_, i) => i % 2 === 1))]
+    : liquid()
+        .globalVariablesSync(src)
+        .map((v) => String(v).split(/[.[]/)[0] ?? '');
   remember(variablesCache, src, names, maxCached);
   return names;
 };
@@ -116,3 +141,6 @@ export const renderTemplate = (template: string, vars: Readonly<Record<string, u
 
 /** For tests and diagnostics: how many parsed templates are cached. */
 export const templateCacheSize = (): number => cache.size;
+
+/** For tests and diagnostics: whether a template has needed Liquid itself. */
+export const liquidCreated = (): boolean => engine !== undefined;

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ProctorError } from '../errors.js';
 import { type GradeInput, stoppedGrader } from './grader.js';
 import { jsWorkerCode } from './js-worker-code.js';
@@ -54,7 +55,7 @@ export class JsWorkerPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(jsWorkerCode, { eval: true }) };
+    const slot: Slot = { worker: new (workerThreads().Worker)(jsWorkerCode, { eval: true }) };
     // Permanent: a worker can die between calls (a timer of user code that throws), and an 'error' with no
     // listener would crash this process.
     slot.worker.on('error', (error) => this.lose(slot, { error: crashed(error) }));
@@ -115,6 +116,13 @@ export class JsWorkerPool {
     void slot.worker.terminate();
   }
 }
+
+// Required by the first worker, not imported: every command loads the graders, and most never run JavaScript.
+let threads: typeof import('node:worker_threads') | undefined;
+const workerThreads = (): typeof import('node:worker_threads') => {
+  threads ??= createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  return threads;
+};
 
 const crashed = (error: Error): Error =>
   new ProctorError('grader_error', `javascript grader crashed its worker: ${error.message}`, { cause: error });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isRunnerKind, type RunnerConfig, type RunnerKind, runnerKinds } from '../runners/registry.js';
 import { type Env, interpolateAt } from './env.js';
 import { labelProblem, optionsSchema, toEvalOptions } from './options.js';
+import { parsedOnce } from './parse-once.js';
 import type { Path, Source } from './source.js';
 import type { ProjectConfig, TargetSpec } from './spec.js';
 import { buildTarget } from './target-spec.js';
@@ -65,7 +66,7 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
   for (const [key, value] of Object.entries(raw)) {
     resolved[key] = key === 'targets' ? value : interpolateTree(source, [key], value, env);
   }
-  const parsed = configSchema.safeParse(resolved);
+  const parsed = configSchema.safeParse(resolved, parsedOnce);
   if (!parsed.success) throw source.zodError(parsed.error, [], configSchema);
   const { runner, store, defaults, pricing } = parsed.data;
   const kind = runner?.kind ?? 'local';
@@ -113,7 +114,7 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
 /** `[runner.config]` checked against its kind's schema; a kind that runs elsewhere refuses a SQLite store. */
 const runnerConfigOf = (source: Source, kind: RunnerKind, config: unknown, storeUrl: string): RunnerConfig => {
   const def = runnerKinds[kind];
-  const parsed = def.config.safeParse(config);
+  const parsed = def.config.safeParse(config, parsedOnce);
   if (!parsed.success) throw source.zodError(parsed.error, ['runner', 'config'], def.config);
   if (def.remote && storeUrl.startsWith('sqlite:')) {
     throw source.fail(

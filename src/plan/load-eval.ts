@@ -13,6 +13,7 @@ import { resolveJudges } from './judges.js';
 import { draftTests, finishTests, type StepCompiler, type TestDefaults, type TestFinish } from './load-tests.js';
 import type { LoadedPrints, PrintScope } from './matrix.js';
 import { labelProblem, toEvalOptions } from './options.js';
+import { parsedOnce } from './parse-once.js';
 import { isNativeEvalName, isPromptfooConfig, isPromptfooName, looksLikePromptfoo } from './promptfoo/detect.js';
 import { translatePromptfoo } from './promptfoo/translate.js';
 import type { Path, Source } from './source.js';
@@ -48,7 +49,7 @@ export const loadEvalFile = (
       'start with `prompts:` and `tests:` (see `proctor init` for an example)',
     );
   }
-  const shape = evalShapeSchema.safeParse(source.value);
+  const shape = evalShapeSchema.safeParse(source.value, parsedOnce);
   if (!shape.success) throw source.zodError(shape.error, [], evalShapeSchema);
   const doc = shape.data;
 
@@ -187,7 +188,7 @@ const loadDefaultTest = (source: Source, raw: unknown, scope: StepScope, lead: r
   if (raw === undefined) return { vars: {}, assert: [] };
   // Assertions are checked one by one by buildAssertion, which knows each kind's own keys.
   const schema = defaultTestSchema(z.unknown());
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, parsedOnce);
   if (!parsed.success) throw source.zodError(parsed.error, ['default_test'], schema);
   const { vars, assert, threshold, before, after } = parsed.data;
   const steps = compileAround(scope, source, ['default_test'], { before, after }, noSteps, lead);
@@ -289,7 +290,7 @@ type LoadedPrompt = [PromptSpec, [Path, string][]];
 
 /** A chat prompt: each message's content a template; its text is the last user message. */
 const chatPrompt = (source: Source, at: Path, id: string, raw: unknown): LoadedPrompt => {
-  const parsed = chatSchema.safeParse(raw);
+  const parsed = chatSchema.safeParse(raw, parsedOnce);
   if (!parsed.success) throw source.zodError(parsed.error, at, chatSchema);
   const lastUser = parsed.data.findLast((m) => m.role === 'user') as Message;
   const templates = parsed.data.map((m, i): [Path, string] => [[...at, i, 'content'], m.content]);
@@ -317,7 +318,7 @@ const loadPrompts = (source: Source, raw: string | readonly unknown[], dir: stri
       let textAt = at;
       if (typeof entry === 'string') text = entry;
       else {
-        const parsed = promptObjectSchema.safeParse(entry);
+        const parsed = promptObjectSchema.safeParse(entry, parsedOnce);
         if (!parsed.success) throw source.zodError(parsed.error, at, promptObjectSchema);
         id = parsed.data.id ?? id;
         text = parsed.data.text;

@@ -6,6 +6,7 @@ import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
 import type { Env } from './env.js';
 import { displayPath } from './files.js';
+import { parsedOnce } from './parse-once.js';
 import { type Seeds, substituteSeeds } from './seeds.js';
 import type { Source } from './source.js';
 import type { ProjectConfig, TargetSpec } from './spec.js';
@@ -36,7 +37,7 @@ export const readTaskFile = (file: string, config: ProjectConfig): LoadedTask =>
   const source = YamlSource.parse(display, readFileSync(abs, 'utf8'));
   if (!isRecord(source.value))
     throw source.fail([], 'a task file must be a mapping', 'start with `id:` and `steps:` (see examples/tasks/)');
-  const shape = taskShapeSchema.safeParse(source.value);
+  const shape = taskShapeSchema.safeParse(source.value, parsedOnce);
   if (!shape.success) throw source.zodError(shape.error, [], taskShapeSchema);
   return { file: abs, display, source, shape: shape.data };
 };
@@ -81,7 +82,7 @@ export const compileTaskInstance = (
 ): TaskSpec => {
   // `seeds:` itself is what is substituted, not a place to substitute into.
   const source = substituteSeeds(task.source, o.seeds, ['seeds']);
-  const shape = taskShapeSchema.parse(source.value);
+  const shape = taskShapeSchema.parse(source.value, parsedOnce);
   const vars = (shape.vars ?? {}) as JsonObject;
   const scope: StepScope = {
     config,

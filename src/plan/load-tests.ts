@@ -154,8 +154,13 @@ const fromFile = (
 /** A JSONL file's tests, read line by line: a 100,000-test file is never one string. */
 function* jsonlTests(display: string, file: string, build: AssertionBuilder): Generator<DraftTest> {
   const lines = new JsonlLines(display, file);
-  for (const { line, index, offset, bytes } of textLines(file))
-    if (line.trim() !== '') yield { ...jsonlTest(display, line, index, build), line: { lines, offset, bytes, index } };
+  for (const { line, index, offset, bytes } of textLines(file)) {
+    if (line.trim() === '') continue;
+    // Set on the draft, not spread into a copy of it: a copy per test was 3% of planning a 5,000-test file.
+    const draft = jsonlTest(display, line, index, build);
+    draft.line = { lines, offset, bytes, index };
+    yield draft;
+  }
 }
 
 /**

@@ -3,13 +3,14 @@ import { findPrice } from '../targets/cost.js';
 import { type TargetKind, targets } from '../targets/registry.js';
 import type { TargetDef } from '../targets/target.js';
 import { type Env, validationCopy } from './env.js';
+import { parsedOnce } from './parse-once.js';
 import type { ProjectConfig, TargetSpec } from './spec.js';
 
 /** What a target's config says about its bill: the model `[pricing]` is looked up by, and its reply's token cap. */
 const billingOf = (t: TargetSpec, env: Env): { model?: string; maxOutputTokens?: number; reportsCost?: boolean } => {
   // Every registry entry is a TargetDef; widened so one call serves every kind.
   const def: TargetDef = targets[t.kind as TargetKind];
-  const parsed = def.config.safeParse(validationCopy(t.config, env));
+  const parsed = def.config.safeParse(validationCopy(t.config, env), parsedOnce);
   if (!parsed.success) return {};
   const model = def.model?.(parsed.data);
   const maxOutputTokens = def.maxOutputTokens?.(parsed.data);

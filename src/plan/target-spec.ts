@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { JsonObject } from '../records.js';
 import { targets } from '../targets/registry.js';
 import { type Env, validationCopy } from './env.js';
+import { parsedOnce } from './parse-once.js';
 import type { Path, Source } from './source.js';
 import { didYouMean } from './suggest.js';
 import { objectSchema } from './zod-walk.js';
@@ -57,9 +58,9 @@ export const buildTarget = (
     const unknown = source.unknownKey(path, config, [...ownKeys, ...extraKeys, ...Object.keys(shape)]);
     if (unknown) throw unknown;
   }
-  const json = jsonObject.safeParse(config);
+  const json = jsonObject.safeParse(config, parsedOnce);
   if (!json.success) throw source.zodError(json.error, path, schema);
-  const checked = schema.safeParse(validationCopy(config, env));
+  const checked = schema.safeParse(validationCopy(config, env), parsedOnce);
   if (!checked.success) throw source.zodError(checked.error, path, schema);
   return {
     label,

@@ -1,5 +1,5 @@
 import { Liquid } from 'liquidjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   compileTemplate,
   isTemplate,
@@ -81,5 +81,27 @@ describe('renderTemplate', () => {
       templateVariables('{{ a.b }} {% for x in xs %}{{ x }}{{ forloop.index }}{% endfor %} {{ c | dump }}'),
     ).toEqual(['a', 'xs', 'c']);
     expect(templateVariables('no template here')).toEqual([]);
+  });
+
+  it('lists the variables of bare outputs as Liquid does', () => {
+    const liquid = new Liquid();
+    for (const src of [
+      '{{ a }} {{ b }} {{a}}',
+      'x {{ true }} {{ n }} }} alone',
+      '{{ for }}{{ _x1 }}',
+      '{{ a.b }} {{ c }}',
+    ]) {
+      expect(templateVariables(src), src).toEqual(liquid.globalVariablesSync(src).map((v) => String(v).split('.')[0]));
+    }
+  });
+
+  it('checks and renders bare variables without creating Liquid, which costs every command 40-100 ms', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/template.js');
+    expect(fresh.templateVariables('Ticket {{ ref }} from {{customer}} re {{ ref }}')).toEqual(['ref', 'customer']);
+    expect(fresh.renderTemplate('Ticket {{ ref }}', { ref: 'R-1' })).toBe('Ticket R-1');
+    expect(fresh.liquidCreated()).toBe(false);
+    expect(fresh.templateVariables('{{ a.b }}')).toEqual(['a']);
+    expect(fresh.liquidCreated()).toBe(true);
   });
 });

@@ -1,0 +1,32 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadedSources } from '../support/loaded-sources.js';
+import { type TempProject, tempProject } from '../support/project.js';
+
+let project: TempProject | undefined;
+afterEach(() => project?.remove());
+
+/** An eval whose prompt and assertion are `template`s over one var. */
+const evalWith = (template: string): string =>
+  `targets: [{kind: echo}]\nprompts: ["Say ${template}"]\n` +
+  `tests:\n  - vars: {word: hi}\n    assert: [{type: contains, value: "${template}"}]\n`;
+
+const from = (sources: readonly string[], pattern: RegExp): string[] => sources.filter((s) => pattern.test(s));
+
+// Counted, not timed: every module a command loads is read and compiled on each start.
+describe('what a command loads', () => {
+  it('plans bare {{ var }} templates without Liquid, zod speaking English alone, no JavaScript grader threads', () => {
+    project = tempProject({ 'a.eval.yaml': evalWith('{{ word }}') });
+    const sources = loadedSources(['eval', 'run', '--dry-run'], project.dir);
+    expect(from(sources, /src\/plan\/load-eval\.ts$/)).toHaveLength(1);
+    expect(from(sources, /node_modules\/liquidjs\//)).toEqual([]);
+    expect(from(sources, /node_modules\/zod\/v4\/locales\/(?!en\.js)/)).toEqual([]);
+    expect(sources).toContain('node:fs');
+    expect(sources).not.toContain('node:worker_threads');
+  });
+
+  it('loads Liquid for a template that needs it', () => {
+    project = tempProject({ 'a.eval.yaml': evalWith('{{ word | upcase }}') });
+    const sources = loadedSources(['eval', 'run', '--dry-run'], project.dir);
+    expect(from(sources, /node_modules\/liquidjs\//)).not.toEqual([]);
+  });
+});
