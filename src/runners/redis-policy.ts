@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { printableUrl } from '../store/postgres.js';
+import { printableUrl } from '../printable-url.js';
 
 /** How long a submitter waits to learn the policy: a Redis that is down must not hold up the submit. */
 const checkTimeoutMs = 2000;

@@ -1,20 +1,9 @@
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
+import { printableUrl } from '../printable-url.js';
 import { KyselyStore } from './kysely-store.js';
 import { preparingPool } from './named-statements.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
-
-/** A url (PostgreSQL, Redis) as messages may print it: without its password, wherever it was written. */
-export const printableUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    parsed.searchParams.delete('password');
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, '@');
-  }
-};
 
 /** Opens a PostgreSQL store (creating its tables if absent): the store a fleet of workers shares. */
 export const openPostgresStore = async (url: string): Promise<KyselyStore> => {

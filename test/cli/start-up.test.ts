@@ -22,6 +22,8 @@ describe('what a command loads', () => {
     expect(from(sources, /node_modules\/zod\/v4\/locales\/(?!en\.js)/)).toEqual([]);
     expect(sources).toContain('node:fs');
     expect(sources).not.toContain('node:worker_threads');
+    // A dry run opens no store: neither Kysely nor the PostgreSQL client is read.
+    expect(from(sources, /node_modules\/(kysely|pg)\//)).toEqual([]);
   });
 
   it('loads Liquid for a template that needs it', () => {

@@ -1,8 +1,8 @@
 import { InputError } from '../../errors.js';
 import { loadProjectConfig } from '../../plan/config.js';
+import { printableUrl } from '../../printable-url.js';
 import { QueueWorker } from '../../runners/worker.js';
 import { openStore } from '../../store/open.js';
-import { printableUrl } from '../../store/postgres.js';
 import { exitCodes } from '../exit-codes.js';
 import { signalExitCode } from '../signals.js';
 
