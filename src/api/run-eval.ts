@@ -9,8 +9,9 @@ import type { Env } from '../plan/env.js';
 import { type EvalRunFlags, type EvalRunPlan, planEvalRun } from '../plan/eval-plan.js';
 import { targetBundle } from '../plan/select-bundle.js';
 import type { ProjectConfig } from '../plan/spec.js';
-import { openRunner } from '../runners/open.js';
+import { openRunner, warmRunner } from '../runners/open.js';
 import { currentOwner, ownerProcessState } from '../runners/owner.js';
+import type { Runner } from '../runners/runner.js';
 import { sleep } from '../sleep.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -75,7 +76,7 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);
-  for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
+  const warned = warnAbout(runner, o.onWarning);
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
   const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
@@ -106,7 +107,9 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
           ).catch(() => {});
           continue;
         }
-        const batch = plan.requests.take(window / 2);
+        // The first batch is what may start at once: the first cases start after a transaction of that many, not
+        // of half a window (100 at least), and the rest follow at once.
+        const batch = plan.requests.take(sent === 0 ? Math.min(plan.maxConcurrency, window / 2) : window / 2);
         await runner.submitMany(batch);
         sent += batch.length;
       }
@@ -134,11 +137,13 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     });
     await submitted;
     if (submitFailure) throw submitFailure;
+    await warned;
     await runner.stop();
     await materialiser.complete();
     return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report(), o.visitors?.(plan.bundleDir));
   } catch (error) {
     // A run that fails midway (its store lost) still leaves the rows it could read and their summary.
+    await warned;
     await runner.stop();
     await materialiser.complete().catch(() => 0);
     writeSummary(plan.bundleDir, plan.bundleRunId);
@@ -150,6 +155,20 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     materialiser.close();
   }
 };
+
+/**
+ * Tells `onWarning` what the runner warns about, asked beside the first submits rather than before them: a queue
+ * runner's answer needs BullMQ loaded and Redis connected, which its first dispatch waits for anyway, while
+ * recording the first cases waits for the store. Resolves once told; awaited before the runner stops.
+ */
+const warnAbout = (runner: Runner, onWarning: RunEvalOptions['onWarning']): Promise<void> =>
+  (runner.warnings?.() ?? Promise.resolve([])).then(
+    (warnings) => {
+      for (const warning of warnings) onWarning?.(warning);
+    },
+    // A warning that cannot be read is only not shown: the submit and its dispatch report a Redis out of reach.
+    () => {},
+  );
 
 const withBudget = (plan: EvalRunPlan): plan is EvalRunPlan & { budgetUsd: number } => plan.budgetUsd !== undefined;
 
@@ -163,11 +182,15 @@ const detachPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): P
         undefined,
         'set [runner] kind = "queue" in proctor.toml and start `proctor worker` processes, or drop --detach',
       );
-    for (const warning of (await runner.warnings?.()) ?? []) o.onWarning?.(warning);
+    const warned = warnAbout(runner, o.onWarning);
     recordGroup(plan.bundleDir, plan.groupId);
     const chunk = submitWindow(plan.maxConcurrency);
-    for (let batch = plan.requests.take(chunk); batch.length > 0; batch = plan.requests.take(chunk))
-      await runner.submitMany(batch);
+    try {
+      for (let batch = plan.requests.take(chunk); batch.length > 0; batch = plan.requests.take(chunk))
+        await runner.submitMany(batch);
+    } finally {
+      await warned;
+    }
     await runner.detach();
   } finally {
     await runner.stop();
@@ -214,6 +237,7 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
     if (o.dryRun) return { plan, ran: 0 };
     held ??= lock(plan.bundleDir);
     if (plan.requests.size === 0) return { plan, summary: runNothing(plan, o.visitors), ran: 0 };
+    warmRunner(plan.config.runner);
     store ??= await openStore(plan.config.store);
     const ran = plan.requests.size;
     if (o.detach) {

@@ -5,7 +5,7 @@ import { type Resource, resourcesOf } from '../engine/resources.js';
 import { tearDownInstance } from '../engine/teardown.js';
 import type { Env } from '../plan/env.js';
 import { planTaskRun, type TaskRunFlags, type TaskRunPlan } from '../plan/task-plan.js';
-import { openRunner } from '../runners/open.js';
+import { openRunner, warmRunner } from '../runners/open.js';
 import type { Submitted } from '../runners/runner.js';
 import { openStore } from '../store/open.js';
 import type { RunRecord, Store } from '../store/store.js';
@@ -87,6 +87,7 @@ const aborted = (signal: AbortSignal | undefined): Promise<void> =>
  */
 export const runTask = async (o: RunTaskOptions): Promise<RunTaskResult> => {
   const plan = planTaskRun(o.cwd, o.file, o.flags, o.env);
+  warmRunner(plan.config.runner);
   const store = await openStore(plan.config.store);
   const runner = openRunner(plan.config.runner, store, plan.requests.length, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);

@@ -15,4 +15,9 @@ export interface RunnerKindDef<Config> {
    * the files their specs name against `projectRoot` (this process's checkout).
    */
   open(config: Config, store: Store, defaultWorkers: number, projectRoot: string): Runner;
+  /**
+   * Starts loading what the runner's first submit will need (a client library) and returns at once: called while
+   * the store opens, whose round trips leave the process waiting, so the load is off the way to the first case.
+   */
+  warm?(config: Config): void;
 }

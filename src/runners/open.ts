@@ -3,6 +3,10 @@ import type { RunnerKindDef } from './kind.js';
 import { type RunnerConfig, runnerKinds } from './registry.js';
 import type { Runner } from './runner.js';
 
+/** Starts loading what the configured runner's first submit needs (see RunnerKindDef.warm). */
+export const warmRunner = (runner: RunnerConfig): void =>
+  (runnerKinds[runner.kind] as RunnerKindDef<RunnerConfig['config']>).warm?.(runner.config);
+
 /**
  * The runner `[runner]` configures. `defaultWorkers` is the command's budget: a local runner inside one
  * command runs as many runs at once as the command allows, unless `workers` says otherwise. Runs resolve the

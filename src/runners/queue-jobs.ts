@@ -43,9 +43,12 @@ export const sendJobs = async (queue: Queue, refs: readonly JobRef[]): Promise<v
   } else if (refs.length > 0) await queue.addBulk(refs.map(jobOf));
 };
 
+/** BullMQ and ioredis, loaded on first use (about 150 ms of CPU): a command that never queues loads neither. */
+export const loadQueueClient = () => import('./queue-client.js');
+
 /** A Redis connection as BullMQ needs it: commands wait through a reconnect instead of failing. */
 export const connectRedis = async (url: string): Promise<Redis> => {
-  const { Redis } = await import('./queue-client.js');
+  const { Redis } = await loadQueueClient();
   const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
   // Reported through `status` (the worker's watchdog reads it); unheard, an 'error' event kills the process.
   redis.on('error', () => {});
@@ -53,7 +56,7 @@ export const connectRedis = async (url: string): Promise<Redis> => {
 };
 
 export const openQueue = async (pool: string, redis: Redis): Promise<Queue> => {
-  const { Queue } = await import('./queue-client.js');
+  const { Queue } = await loadQueueClient();
   const queue = new Queue(queueName(pool), { connection: redis });
   queue.on('error', () => {});
   return queue;

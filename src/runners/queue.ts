@@ -8,7 +8,7 @@ import type { JsonObject } from '../records.js';
 import { sleep } from '../sleep.js';
 import { isTerminal, type RunRecord, type Store } from '../store/store.js';
 import type { RunnerKindDef } from './kind.js';
-import { connectRedis, dispatch, openQueue, readRateLimits } from './queue-jobs.js';
+import { connectRedis, dispatch, loadQueueClient, openQueue, readRateLimits } from './queue-jobs.js';
 import { evictionWarning } from './redis-policy.js';
 import type { RateLimited, Runner, SubmitRequest, Submitted } from './runner.js';
 
@@ -213,4 +213,6 @@ export const queue: RunnerKindDef<QueueConfig> = {
   config: queueConfig,
   remote: true,
   open: (config, store) => new QueueRunner(store, config),
+  // A load that fails is only not done ahead: the first connect loads again and reports.
+  warm: () => void loadQueueClient().catch(() => {}),
 };

@@ -129,7 +129,8 @@ interface ClaimRow {
   metadata: string | null;
   spec: string | null;
   context: string | null;
-  start_step: string | null;
+  /** The step the run starts from. One word: the store maps result columns to camelCase, `start_step` included. */
+  step: string | null;
 }
 
 /** The claim a row holds, or undefined when its run turned terminal before it could start (nothing runs). */
@@ -147,7 +148,7 @@ const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefin
       metadata: JSON.parse(row.metadata ?? '{}') as JsonObject,
       spec: JSON.parse(row.spec) as JsonObject,
       context: JSON.parse(row.context ?? '{}') as JsonObject,
-      startStep: row.start_step,
+      startStep: row.step,
       first: num(row.executions) === 1,
     },
   };
@@ -240,7 +241,7 @@ export class QueueLedger {
          returning cancel_requested_at, group_id, instance_id, target, metadata)
       select q.epoch as epoch, q.executions as executions, q.work as work, r.cancel_requested_at as asked,
              (select count(*) from r) as started, r.group_id as grp, r.instance_id as instance, r.target as target,
-             r.metadata as metadata, i.spec as spec, i.context as context, i.start_step as start_step
+             r.metadata as metadata, i.spec as spec, i.context as context, i.start_step as step
         from q left join r on true left join instances i on i.instance_id = r.instance_id`.execute(this.db);
     const row = taken.rows[0];
     if (!row) return this.notClaimed(runId);
@@ -322,7 +323,7 @@ export class QueueLedger {
              case when handed.chained then handed.epoch end as epoch, handed.executions as executions,
              handed.work as work, t.cancel_requested_at as asked, (select count(*) from took) as started,
              t.group_id as grp, t.instance_id as instance, t.target as target, t.metadata as metadata,
-             i.spec as spec, i.context as context, i.start_step as start_step,
+             i.spec as spec, i.context as context, i.start_step as step,
              case when not handed.chained then (
                select count(*) from queue_runs c join fence f on c.group_id = f.group_id
                 where c.state = 'dispatched' and c.lease_until is not null and c.run_id <> ${runId}) end as executing,

@@ -171,6 +171,21 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     expect(third.chained).toBeUndefined();
   });
 
+  it('gives the worker the step a run starts from, whether it claims the run or chains to it', async () => {
+    // `task run --context-json … --start-step` on a queue: a worker that read no start step ran the seeded steps
+    // again (the store's camelCase mapping renamed the claim's start_step column before the ledger read it).
+    await store.createRuns(['s0', 's1'].map((id) => ({ ...queued(id), groupId: 's', startStep: 'third' })));
+    const ledger = store.queueLedger();
+    const claim = await ledger.claim('s0', 'w1', owner, now, 60_000);
+    expect(claim).toMatchObject({ kind: 'claimed', run: { startStep: 'third' } });
+    const chained = await ledger.commit('s0', epochOf(claim), finish('s0'), now + 10, {
+      worker: 'w1',
+      owner,
+      leaseMs: 60_000,
+    });
+    expect(chained.chained).toMatchObject({ runId: 's1', claim: { run: { startStep: 'third' } } });
+  });
+
   it('says, when it hands its slot to no run, whether a run of its pool waits for dispatch', async () => {
     // A commit that hands nothing on makes its worker dispatch; with nothing queued (a run's last cases) that
     // locked transaction finds nothing to send.
