@@ -5,7 +5,8 @@
 // executed rows/keys times, the latest execution failed for a share of them), then times
 // `proctor eval run --rerun-failed <bundle> --dry-run` (wall and CPU seconds): reading the index, reducing it to
 // the latest row per key, expanding the suite and selecting. Goal: ≤ 3 s and ≤ 400 MB at 1,000,000 rows.
-import { execFileSync } from 'node:child_process';
+// KEEP_BENCH=1 keeps the suite and bundle (the folder is printed), e.g. to profile one planning with --cpu-prof.
+import { spawn } from 'node:child_process';
 import {
   closeSync,
   mkdirSync,
@@ -88,10 +89,31 @@ try {
   if (lines.length) writeSync(fd, `${lines.join('\n')}\n`);
   closeSync(fd);
   const timeFile = join(dir, 'time.txt');
-  /** One timed planning by the CLI at `cli`: wall and CPU seconds, peak RSS. */
-  const timed = (cli: string) => {
+  /** CPU seconds of a live process's main thread, from /proc (USER_HZ 100); undefined once it has ended. */
+  const mainThreadCpu = (pid: number): number | undefined => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return undefined;
+    }
+  };
+  /** The process /usr/bin/time (`pid`) runs, once it has started. */
+  const timedChild = (pid: number): number | undefined => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0]) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /**
+   * One timed planning by the CLI at `cli`: wall and CPU seconds, peak RSS, and the main thread's CPU seconds
+   * (sampled every 20 ms): what bounds the wall time on an idle machine, when a worker thread reads the index.
+   */
+  const timed = async (cli: string) => {
     const started = process.hrtime.bigint();
-    const out = execFileSync(
+    const run = spawn(
       '/usr/bin/time',
       [
         '-f',
@@ -106,8 +128,20 @@ try {
         bundle,
         '--dry-run',
       ],
-      { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] },
     );
+    let out = '';
+    run.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    let node: number | undefined;
+    let mainCpu = 0;
+    const sampler = setInterval(() => {
+      node ??= timedChild(run.pid as number);
+      mainCpu = (node && mainThreadCpu(node)) ?? mainCpu;
+    }, 20);
+    await new Promise((resolve) => run.on('close', resolve));
+    clearInterval(sampler);
     const wall = Number(process.hrtime.bigint() - started) / 1e9;
     const [, maxKb, user, system] =
       readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
@@ -117,11 +151,13 @@ try {
       wall_s: Number(wall.toFixed(2)),
       // On a shared machine the CPU time varies less than the wall time: compare builds by both.
       cpu_s: Number(((user ?? 0) + (system ?? 0)).toFixed(2)),
+      main_thread_cpu_s: mainCpu,
       peak_rss_mb: Math.round((maxKb ?? 0) / 1024),
     };
   };
   // Each round times every CLI given, in turn: builds compared on one bundle, alternating, as the load shifts.
-  const runs = Array.from({ length: Number(values.runs) }, () => clis.map(timed)).flat();
+  const runs = [];
+  for (let round = 0; round < Number(values.runs); round++) for (const cli of clis) runs.push(await timed(cli));
   process.stdout.write(
     `${JSON.stringify(
       { keys, rows: written, index_mb: Math.round(statSync(join(bundle, 'index.jsonl')).size / 1e6), runs },

@@ -1,7 +1,18 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  isMainThread,
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+  workerData,
+} from 'node:worker_threads';
 import type { Outcome } from '../records.js';
 import { KeyTable } from './key-table.js';
 import { forEachRowHead, type RowHead, readRowsAt, type SkippedLine } from './reader.js';
 import type { IndexRow } from './row.js';
+import { indexFile } from './writer.js';
 
 /** How many rows are parsed at once: enough to amortise the reads, few enough to stay small. */
 const batchSize = 4096;
@@ -117,4 +128,135 @@ export interface LatestRows {
 export const latestRows = (dir: string): LatestRows => {
   const index = readLatest(dir);
   return { rows: rowsOf(dir, index.latest.values()), skippedLines: index.skipped.length };
+};
+
+/** The latest index as arrays, which cross to another thread at a fraction of the cost of 100,000 objects. */
+interface PackedLatest {
+  keys: string[];
+  fingerprints: (string | undefined)[];
+  evalPaths: (string | undefined)[];
+  outcomes: Outcome[];
+  rows: Int32Array;
+  offsets: Float64Array;
+  lengths: Int32Array;
+  drifted: boolean;
+  pathsDiffer: boolean;
+  skipped: SkippedLine[];
+}
+
+const pack = (index: LatestIndex): PackedLatest => {
+  const count = index.latest.size;
+  const packed: PackedLatest = {
+    keys: [...index.latest.keys()],
+    fingerprints: [],
+    evalPaths: [],
+    outcomes: [],
+    rows: new Int32Array(count),
+    offsets: new Float64Array(count),
+    lengths: new Int32Array(count),
+    drifted: index.drifted,
+    pathsDiffer: index.pathsDiffer,
+    skipped: index.skipped,
+  };
+  let i = 0;
+  for (const entry of index.latest.values()) {
+    packed.fingerprints.push(entry.fingerprint);
+    packed.evalPaths.push(entry.evalPath);
+    packed.outcomes.push(entry.outcome);
+    packed.rows[i] = entry.rows;
+    packed.offsets[i] = entry.offset;
+    packed.lengths[i++] = entry.length;
+  }
+  return packed;
+};
+
+const unpack = (dir: string, packed: PackedLatest): LatestIndex => {
+  const latest = new Map<string, LatestEntry>();
+  packed.keys.forEach((key, i) => {
+    latest.set(key, {
+      outcome: packed.outcomes[i] as Outcome,
+      fingerprint: packed.fingerprints[i],
+      evalPath: packed.evalPaths[i],
+      rows: packed.rows[i] as number,
+      offset: packed.offsets[i] as number,
+      length: packed.lengths[i] as number,
+    });
+  });
+  const { drifted, pathsDiffer, skipped } = packed;
+  return { dir, latest, drifted, pathsDiffer, skipped };
+};
+
+/** Names the job of a worker this module starts: loading the module anywhere else does nothing. */
+const workerRole = 'proctor:read-latest';
+
+interface ReadJob {
+  role: typeof workerRole;
+  dir: string;
+  /** Where the worker answers: the index packed, or null when it could not read it. */
+  port: MessagePort;
+  /** Set to 1 once the answer is on the port: the planning thread waits on it, as it cannot take events. */
+  done: Int32Array;
+}
+
+// The worker's side: this module is its entry, and it reads the index as the calling thread would.
+const job = isMainThread ? undefined : (workerData as Partial<ReadJob> | undefined);
+if (job?.role === workerRole) {
+  const { dir, port, done } = job as ReadJob;
+  let answer: PackedLatest | null = null;
+  try {
+    answer = pack(readLatest(dir));
+  } finally {
+    port.postMessage(answer);
+    Atomics.store(done, 0, 1);
+    Atomics.notify(done, 0);
+  }
+}
+
+/** An index at least this large is read on a worker thread; a smaller one reads faster than a thread starts. */
+const threadFromBytes = 8 * 1024 * 1024;
+
+/**
+ * A bundle's latest index being read, for a caller that has other work first. `result()` blocks until it is
+ * read.
+ */
+export interface PendingLatest {
+  dir: string;
+  /** Whether a worker thread reads it. */
+  onThread: boolean;
+  result(): LatestIndex;
+}
+
+/**
+ * Starts reading a bundle's latest index on a worker thread, so that a plan loads its suite meanwhile: a
+ * million-row index takes seconds of CPU, and most machines have a second core. A small index, or this module
+ * run from its TypeScript source (a worker runs JavaScript only), is read by `result()` on the calling thread;
+ * so is any index the worker failed to read or did not answer for within a time that grows with its size (a
+ * worker out of memory never answers), so a thread can only make the read earlier, never change it.
+ */
+export const startReadLatest = (dir: string): PendingLatest => {
+  const file = join(dir, indexFile);
+  const bytes = existsSync(file) ? statSync(file).size : 0;
+  const inThread: PendingLatest = { dir, onThread: false, result: () => readLatest(dir) };
+  if (bytes < threadFromBytes || !import.meta.url.endsWith('.js')) return inThread;
+  const channel = new MessageChannel();
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  const read: ReadJob = { role: workerRole, dir, port: channel.port2, done };
+  const worker = new Worker(new URL(import.meta.url), { workerData: read, transferList: [channel.port2] });
+  // Never what keeps the process up: a plan that fails before it asks for the result exits at once. A worker that
+  // fails leaves the read to this thread; unheard, its error would end the process.
+  worker.unref();
+  worker.on('error', () => {});
+  // 10 s, and 1 s per 10 MB of index: some 30 times what a read takes on a loaded core.
+  const patienceMs = 10_000 + bytes / 10_000;
+  return {
+    dir,
+    onThread: true,
+    result: () => {
+      const waited = Atomics.wait(done, 0, 0, patienceMs);
+      const answer = waited === 'timed-out' ? undefined : receiveMessageOnPort(channel.port1)?.message;
+      channel.port1.close();
+      void worker.terminate();
+      return answer ? unpack(dir, answer as PackedLatest) : inThread.result();
+    },
+  };
 };

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { PendingLatest } from '../bundle/latest-rows.js';
 import { readSummary } from '../bundle/summary.js';
 import { indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
@@ -15,7 +16,7 @@ import { fingerprinter } from './fingerprint.js';
 import { loadEvalPaths } from './load-eval.js';
 import { expandMatrix, LoadedPrints, type PlannedCase } from './matrix.js';
 import { attachPrices, refuseUnpriced } from './prices.js';
-import { type PriorResults, readPriorResults } from './prior-results.js';
+import { type PriorResults, readPriorResults, startPriorRead } from './prior-results.js';
 import { resultsDir, selectBundle, targetBundle } from './select-bundle.js';
 import { type Selection, selectRerunFailed, selectResume } from './select-cases.js';
 import type { EvalSpec, ProjectConfig } from './spec.js';
@@ -113,13 +114,14 @@ const selectFromPrior = (
   cwd: string,
   cases: PlannedCase[],
   flags: EvalRunFlags,
+  started: PendingLatest | undefined,
 ): { selection: PlanSelection & Pick<Selection, 'run'>; prior: PriorResults } => {
   if (flags.resume && flags.rerunFailed) {
     throw new InputError('--resume and --rerun-failed cannot be combined', undefined, 'choose one of them');
   }
   const mode = flags.resume ? 'resume' : 'rerun-failed';
   const from = selectBundle((flags.resume ?? flags.rerunFailed) as string, config, cwd);
-  const prior = readPriorResults(from, config.root, evalPathsOf(cases));
+  const prior = readPriorResults(from, config.root, evalPathsOf(cases), started);
   const selection = mode === 'resume' ? selectResume(cases, prior) : selectRerunFailed(cases, prior);
   if (mode === 'resume' && selection.drifted.length && !flags.allowDrift) {
     const shown = selection.drifted.slice(0, 20).map((c) => `  ${describeCase(c)}`);
@@ -145,6 +147,8 @@ export const planEvalRun = (
   flags: EvalRunFlags,
   env: Env,
 ): EvalRunPlan => {
+  // The earlier bundle's index is read on another thread while the suite loads.
+  const started = startPriorRead(flags.resume ?? flags.rerunFailed, config, cwd);
   const fingerprints = fingerprinter(config.root, env);
   // Each test's prints are worked out as it is loaded: a JSONL test is not read back to expand the matrix.
   const loaded = new LoadedPrints(fingerprints);
@@ -178,7 +182,7 @@ export const planEvalRun = (
     spec.options.maxConcurrency ?? flags.maxConcurrency ?? config.defaults.maxConcurrency ?? defaultMaxConcurrency;
   const maxConcurrency = flags.maxConcurrency ?? Math.max(...evals.map(evalCap));
   const groupId = newId();
-  const chosen = flags.resume || flags.rerunFailed ? selectFromPrior(config, cwd, cases, flags) : undefined;
+  const chosen = flags.resume || flags.rerunFailed ? selectFromPrior(config, cwd, cases, flags, started) : undefined;
   const selection = chosen?.selection;
   // A resume or rerun appends to the bundle it read, unless --output names another.
   const appendTo = selection && !flags.output ? selection.from : undefined;

@@ -1,8 +1,17 @@
 import { isAbsolute, posix, relative } from 'node:path';
-import { type LatestEntry, type LatestIndex, readLatest } from '../bundle/latest-rows.js';
+import {
+  type LatestEntry,
+  type LatestIndex,
+  type PendingLatest,
+  readLatest,
+  startReadLatest,
+} from '../bundle/latest-rows.js';
 import { readRowsAt, type SkippedLine } from '../bundle/reader.js';
+import { InputError } from '../errors.js';
 import type { CaseIdentity } from '../records.js';
 import { caseKey } from './identity.js';
+import { selectBundle } from './select-bundle.js';
+import type { ProjectConfig } from './spec.js';
 
 /** The latest result of one case in an earlier bundle, how many rows that case has there, and where. */
 export interface PriorCase extends LatestEntry {
@@ -135,13 +144,38 @@ const priorByKey = (index: LatestIndex, normalise: (path: string) => EvalPath): 
 };
 
 /**
+ * Starts reading the bundle a `--resume` or `--rerun-failed` selector names, before the plan loads its suite
+ * (a large index is read on another thread meanwhile). Undefined when the selector names no bundle: the plan
+ * reports that where it selects the cases, as it would without this head start.
+ */
+export const startPriorRead = (
+  selector: string | undefined,
+  config: ProjectConfig,
+  cwd: string,
+): PendingLatest | undefined => {
+  if (selector === undefined) return undefined;
+  try {
+    return startReadLatest(selectBundle(selector, config, cwd));
+  } catch (error) {
+    if (error instanceof InputError) return undefined;
+    throw error;
+  }
+};
+
+/**
  * Reads an earlier bundle into the latest result per case, through the bundle's one latest-row reader: a
  * streaming pass that parses almost no row, so a million-row index costs memory for its distinct cases only.
- * `plannedEvalPaths` lets a bundle from another machine match.
+ * `plannedEvalPaths` lets a bundle from another machine match; `started` is startPriorRead's read, used when it
+ * is of this bundle.
  */
-export const readPriorResults = (dir: string, root: string, plannedEvalPaths: readonly string[]): PriorResults => {
+export const readPriorResults = (
+  dir: string,
+  root: string,
+  plannedEvalPaths: readonly string[],
+  started?: PendingLatest,
+): PriorResults => {
   const normalise = evalPathNormaliser(root, plannedEvalPaths);
-  const index = readLatest(dir);
+  const index = started?.dir === dir ? started.result() : readLatest(dir);
   let oneCasePerKey = !index.pathsDiffer;
   for (const entry of index.latest.values()) if (entry.evalPath === undefined) oneCasePerKey = false;
   return oneCasePerKey

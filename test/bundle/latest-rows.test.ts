@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLatest } from '../../src/bundle/latest-rows.js';
+import { readLatest, startReadLatest } from '../../src/bundle/latest-rows.js';
 import { type IndexRow, toIndexRow } from '../../src/bundle/row.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import type { Outcome } from '../../src/records.js';
@@ -126,5 +126,35 @@ describe('readLatest', () => {
       expect(index.latest.get('a'), `cut at ${cut}`).toMatchObject({ rows: 1, outcome: 'passed', fingerprint: 'f1' });
       expect([index.drifted, index.latest.size], `cut at ${cut}`).toEqual([false, 3]);
     }
+  });
+});
+
+describe('startReadLatest', () => {
+  // A worker runs JavaScript: the built module (npm run build) reads on a thread, as the CLI does.
+  const built = (): Promise<typeof import('../../src/bundle/latest-rows.js')> =>
+    import(new URL('../../dist/bundle/latest-rows.js', import.meta.url).href);
+
+  it('reads a large index on a worker thread to what the calling thread reads, torn and parsed rows too', async () => {
+    const cases: Case[] = [];
+    for (let i = 0; i < 20_000; i++) cases.push({ key: `k${i % 3000}`, outcome: i % 7 ? 'passed' : 'failed' });
+    cases.push({ key: 'k1', outcome: 'error', fingerprint: 'f2', eval: '/elsewhere/a.eval.yaml' });
+    const dir = bundleOf([]);
+    const lines = cases.map((c, i) => JSON.stringify(rowOf(c, i + 1)));
+    // A row the byte reader rejects (its fields in another order) is parsed, and a torn one is skipped.
+    const { key, ...rest } = rowOf({ key: 'k2', outcome: 'error' }, 0);
+    lines.push(JSON.stringify({ key, ...rest }), (lines[5] as string).slice(0, 150));
+    writeFileSync(join(dir, 'index.jsonl'), `${lines.join('\n')}\n${lines[9]}\n`);
+    const pending = (await built()).startReadLatest(dir);
+    expect(pending.onThread).toBe(true);
+    const index = pending.result();
+    expect(index).toEqual(readLatest(dir));
+    expect(index.latest.get('k2')).toMatchObject({ outcome: 'error', rows: 8 });
+    expect([index.latest.size, index.skipped.length, index.drifted, index.pathsDiffer]).toEqual([3000, 1, true, true]);
+  });
+
+  it('reads a small index, or one from TypeScript sources, on the calling thread', () => {
+    const dir = bundleOf([{ key: 'a', outcome: 'failed' }]);
+    const pending = startReadLatest(dir);
+    expect([pending.onThread, pending.result().latest.get('a')?.outcome]).toEqual([false, 'failed']);
   });
 });

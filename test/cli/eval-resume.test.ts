@@ -1,9 +1,10 @@
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
-import { runCli, startCli, waitFor } from '../support/cli.js';
+import { cliPath, runCli, startCli, waitFor } from '../support/cli.js';
 import { fakeModelForFile } from '../support/fake-model-for-file.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
@@ -159,6 +160,33 @@ describe('--rerun-failed', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no results bundle "no-such-run"[\s\S]*fix:/);
     expect(p.exists('.proctor')).toBe(false);
+  });
+
+  // An index of 8 MB or more is read on a worker thread while the suite loads; node --cpu-prof writes a profile
+  // per thread, which shows that one ran.
+  it('selects from a large index read on a worker thread, and numbers the next attempt after its rows', async () => {
+    const p = tempProject({
+      'a.eval.yaml': evalText([
+        { id: 'pass', q: 'pass-1' },
+        { id: 'fail', q: 'fail-1', expect: 'nope' },
+      ]),
+    });
+    expect((await run(p)).code).toBe(1);
+    const bundle = onlyBundle(p);
+    const index = join(bundle, 'index.jsonl');
+    const rows = readFileSync(index, 'utf8');
+    writeFileSync(index, rows.repeat(12_000));
+    const profiles = p.path('profiles');
+    const planned = spawnSync(
+      process.execPath,
+      ['--cpu-prof', '--cpu-prof-dir', profiles, cliPath, 'eval', 'run', '--rerun-failed', bundle, '--dry-run'],
+      { cwd: p.dir, encoding: 'utf8' },
+    );
+    expect(planned.stdout.trim(), planned.stderr).toBe('1 of 2 case(s) would run');
+    expect(readdirSync(profiles)).toHaveLength(2);
+    expect((await run(p, '--rerun-failed', bundle)).code).toBe(1);
+    const last = readIndex(bundle).rows.at(-1);
+    expect([last?.identity.test, last?.artifacts]).toEqual(['fail', expect.stringMatching(/\/12001$/)]);
   });
 });
 
