@@ -1,13 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import {
-  isMainThread,
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  Worker,
-  workerData,
-} from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../records.js';
 import { KeyTable } from './key-table.js';
 import { forEachRowHead, type RowHead, readRowsAt, type SkippedLine } from './reader.js';
@@ -189,6 +183,10 @@ const unpack = (dir: string, packed: PackedLatest): LatestIndex => {
 /** Names the job of a worker this module starts: loading the module anywhere else does nothing. */
 const workerRole = 'proctor:read-latest';
 
+// Required when a worker is started or is this thread: a plan that reads no large index never loads the module.
+const threads = (): typeof import('node:worker_threads') =>
+  createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+
 interface ReadJob {
   role: typeof workerRole;
   dir: string;
@@ -199,7 +197,8 @@ interface ReadJob {
 }
 
 // The worker's side: this module is its entry, and it reads the index as the calling thread would.
-const job = isMainThread ? undefined : (workerData as Partial<ReadJob> | undefined);
+// The worker's argv carries the role, so the main thread tells it is not the worker without loading threads.
+const job = process.argv.includes(workerRole) ? (threads().workerData as Partial<ReadJob> | undefined) : undefined;
 if (job?.role === workerRole) {
   const { dir, port, done } = job as ReadJob;
   let answer: PackedLatest | null = null;
@@ -238,10 +237,15 @@ export const startReadLatest = (dir: string): PendingLatest => {
   const bytes = existsSync(file) ? statSync(file).size : 0;
   const inThread: PendingLatest = { dir, onThread: false, result: () => readLatest(dir) };
   if (bytes < threadFromBytes || !import.meta.url.endsWith('.js')) return inThread;
+  const { MessageChannel, receiveMessageOnPort, Worker } = threads();
   const channel = new MessageChannel();
   const done = new Int32Array(new SharedArrayBuffer(4));
   const read: ReadJob = { role: workerRole, dir, port: channel.port2, done };
-  const worker = new Worker(new URL(import.meta.url), { workerData: read, transferList: [channel.port2] });
+  const worker = new Worker(new URL(import.meta.url), {
+    argv: [workerRole],
+    workerData: read,
+    transferList: [channel.port2],
+  });
   // Never what keeps the process up: a plan that fails before it asks for the result exits at once. A worker that
   // fails leaves the read to this thread; unheard, its error would end the process.
   worker.unref();
