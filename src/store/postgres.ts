@@ -3,7 +3,7 @@ import { printableUrl } from '../printable-url.js';
 import { KyselyStore } from './kysely-store.js';
 import { preparingPool } from './named-statements.js';
 import { openFailure, StoreOpenError } from './open-error.js';
-import { type Database, migrate } from './schema.js';
+import { type Database, migrateInFullAndRecord, schemaIsCurrent } from './schema.js';
 
 /** Opens a PostgreSQL store (creating its tables if absent): the store a fleet of workers shares. */
 export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
@@ -31,12 +31,15 @@ export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   try {
-    // One process at a time: PostgreSQL's CREATE … IF NOT EXISTS races with itself (two workers starting on a
-    // fresh database fail on pg_type's unique index), and its DDL is transactional, so the lock covers it all.
-    await db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext('proctor-migrate'))`.execute(trx);
-      await migrate(trx, 'postgres');
-    });
+    // Read outside the transaction: on a store without the version table the read fails, which would abort it.
+    if (!(await schemaIsCurrent(db)))
+      // One process at a time: PostgreSQL's CREATE … IF NOT EXISTS races with itself (two workers starting on a
+      // fresh database fail on pg_type's unique index), and its DDL is transactional, so the lock covers it all.
+      // A process that waited on the lock migrates again: every statement is a no-op by then.
+      await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtext('proctor-migrate'))`.execute(trx);
+        await migrateInFullAndRecord(trx, 'postgres');
+      });
   } catch (error) {
     await db.destroy();
     throw error;

@@ -127,7 +127,7 @@ describe('SQLite store: the run index shared by several connections', () => {
     expect(columns()).toEqual([timeOrdered]);
     const old = new BetterSqlite3(temp.file);
     old.exec(
-      'drop index runs_group_tallies; create index runs_group_counts on runs (group_id, status, outcome, target, case_key, created_at, started_at, finished_at)',
+      'drop index runs_group_tallies; create index runs_group_counts on runs (group_id, status, outcome, target, case_key, created_at, started_at, finished_at); drop table proctor_schema',
     );
     old.close();
     await temp.open();
