@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres.js';
-import { schemaVersion } from '../../src/store/schema.js';
+import { migrate, type Database as StoreDatabase, schemaVersion } from '../../src/store/schema.js';
 import { emptyPostgresDatabase, storeBackends } from '../support/store-backends.js';
 import { openTempStore, type TempStore } from '../support/temp-store.js';
 
@@ -98,5 +100,25 @@ describe.each(backends)('schema version ($name)', ({ name, probe, skip }) => {
     await store.open();
     expect(await hasIndex(store)).toBe(true);
     expect(await recorded(store)).toEqual([{ id: 1, version: schemaVersion }]);
+  });
+});
+
+describe('schema version guard', () => {
+  it('changes with the statements the migration runs', async () => {
+    // Every statement a fresh store's migration runs, as text (values are parameters, so the version is not in it).
+    const statements: string[] = [];
+    const db = new Kysely<StoreDatabase>({
+      dialect: new SqliteDialect({ database: new Database(':memory:') }),
+      plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+      log: (event) => {
+        if (event.level === 'query') statements.push(event.query.sql);
+      },
+    });
+    await migrate(db, 'sqlite');
+    await db.destroy();
+    const hash = createHash('sha256').update(statements.join('\n')).digest('hex').slice(0, 16);
+    // A changed migration changes the hash: bump schemaVersion in src/store/schema.ts and record both here, or stores
+    // that recorded the old version would never run the new statements.
+    expect({ schemaVersion, hash }).toEqual({ schemaVersion: '2', hash: 'e0bed68866fa0149' });
   });
 });
