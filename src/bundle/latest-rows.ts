@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../records.js';
+import { workerThreads } from '../worker-threads.js';
 import { KeyTable } from './key-table.js';
 import { forEachRowHead, type RowHead, readRowsAt, type SkippedLine } from './reader.js';
 import type { IndexRow } from './row.js';
@@ -183,10 +183,6 @@ const unpack = (dir: string, packed: PackedLatest): LatestIndex => {
 /** Names the job of a worker this module starts: loading the module anywhere else does nothing. */
 const workerRole = 'proctor:read-latest';
 
-// Required when a worker is started or is this thread: a plan that reads no large index never loads the module.
-const threads = (): typeof import('node:worker_threads') =>
-  createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
-
 interface ReadJob {
   role: typeof workerRole;
   dir: string;
@@ -196,9 +192,11 @@ interface ReadJob {
   done: Int32Array;
 }
 
-// The worker's side: this module is its entry, and it reads the index as the calling thread would.
-// The worker's argv carries the role, so the main thread tells it is not the worker without loading threads.
-const job = process.argv.includes(workerRole) ? (threads().workerData as Partial<ReadJob> | undefined) : undefined;
+// The worker's side: this module is its entry, and it reads the index as the calling thread would. Its argv
+// carries the role, so any other thread tells it is not the worker without loading node:worker_threads.
+const job = process.argv.includes(workerRole)
+  ? (workerThreads().workerData as Partial<ReadJob> | undefined)
+  : undefined;
 if (job?.role === workerRole) {
   const { dir, port, done } = job as ReadJob;
   let answer: PackedLatest | null = null;
@@ -237,7 +235,7 @@ export const startReadLatest = (dir: string): PendingLatest => {
   const bytes = existsSync(file) ? statSync(file).size : 0;
   const inThread: PendingLatest = { dir, onThread: false, result: () => readLatest(dir) };
   if (bytes < threadFromBytes || !import.meta.url.endsWith('.js')) return inThread;
-  const { MessageChannel, receiveMessageOnPort, Worker } = threads();
+  const { MessageChannel, receiveMessageOnPort, Worker } = workerThreads();
   const channel = new MessageChannel();
   const done = new Int32Array(new SharedArrayBuffer(4));
   const read: ReadJob = { role: workerRole, dir, port: channel.port2, done };

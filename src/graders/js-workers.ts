@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { ProctorError } from '../errors.js';
+import { workerThreads } from '../worker-threads.js';
 import { type GradeInput, stoppedGrader } from './grader.js';
 import { jsWorkerCode } from './js-worker-code.js';
 
@@ -116,13 +116,6 @@ export class JsWorkerPool {
     void slot.worker.terminate();
   }
 }
-
-// Required by the first worker, not imported: every command loads the graders, and most never run JavaScript.
-let threads: typeof import('node:worker_threads') | undefined;
-const workerThreads = (): typeof import('node:worker_threads') => {
-  threads ??= createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
-  return threads;
-};
 
 const crashed = (error: Error): Error =>
   new ProctorError('grader_error', `javascript grader crashed its worker: ${error.message}`, { cause: error });

@@ -120,7 +120,8 @@ const selectFromPrior = (
     throw new InputError('--resume and --rerun-failed cannot be combined', undefined, 'choose one of them');
   }
   const mode = flags.resume ? 'resume' : 'rerun-failed';
-  const from = selectBundle((flags.resume ?? flags.rerunFailed) as string, config, cwd);
+  // Found once: startPriorRead has the bundle, unless the selector named none (selectBundle then says why).
+  const from = started?.dir ?? selectBundle((flags.resume ?? flags.rerunFailed) as string, config, cwd);
   const prior = readPriorResults(from, config.root, evalPathsOf(cases), started);
   const selection = mode === 'resume' ? selectResume(cases, prior) : selectRerunFailed(cases, prior);
   if (mode === 'resume' && selection.drifted.length && !flags.allowDrift) {
