@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { journalTaken } from './journal-taken.js';
@@ -428,20 +428,19 @@ export class QueueLedger {
     return rows.rows.map((r) => ({ runId: r.id, dispatches: num(r.n), priority: 1 }));
   }
 
-  /** Cancels those of `runIds` no worker holds a live lease on; returns them. The rest are their workers' to stop. */
+  /**
+   * Cancels those of `runIds` no worker holds a live lease on; returns them. The rest are their workers' to stop.
+   * The queue row is taken before the runs row, the order of every ledger statement that touches both (a commit's
+   * fence, a claim, a release): taken the other way round, a cancel racing a commit deadlocked with it.
+   */
   async cancelUnheld(runIds: readonly string[], now: number): Promise<string[]> {
     if (runIds.length === 0) return [];
-    return this.db.transaction().execute(async (trx) => {
-      const rows = await sql<{ id: string }>`
-        update runs set status = 'CANCELED', outcome = 'canceled', finished_at = ${now}
-         where run_id = any(${[...runIds]}) and status in ${active}
-           and exists (select 1 from queue_runs q where q.run_id = runs.run_id
-                        and (q.lease_until is null or q.lease_until < ${now}))
-         returning run_id as id`.execute(trx);
-      const ids = rows.rows.map((r) => r.id);
-      if (ids.length > 0) await sql`update queue_runs set state = 'done' where run_id = any(${ids})`.execute(trx);
-      return ids;
-    });
+    const rows = await sql<{ id: string }>`
+      with unheld as (${this.endUnheld(sql`run_id = any(${[...runIds]})`, now)})
+      update runs set status = 'CANCELED', outcome = 'canceled', finished_at = ${now}
+        from unheld u where runs.run_id = u.run_id and runs.status in ${active}
+      returning runs.run_id as id`.execute(this.db);
+    return rows.rows.map((r) => r.id);
   }
 
   /**
@@ -450,14 +449,19 @@ export class QueueLedger {
    */
   async cancelUnheldGroup(groupId: string, now: number): Promise<number> {
     const ended = await sql`
-      with ended as (
-        update runs set status = 'CANCELED', outcome = 'canceled', finished_at = ${now}
-         where group_id = ${groupId} and status in ${active}
-           and exists (select 1 from queue_runs q where q.run_id = runs.run_id
-                        and (q.lease_until is null or q.lease_until < ${now}))
-         returning run_id)
-      update queue_runs q set state = 'done' from ended e where q.run_id = e.run_id`.execute(this.db);
+      with unheld as (${this.endUnheld(sql`group_id = ${groupId}`, now)})
+      update runs set status = 'CANCELED', outcome = 'canceled', finished_at = ${now}
+        from unheld u where runs.run_id = u.run_id and runs.status in ${active}`.execute(this.db);
     return Number(ended.numAffectedRows ?? 0);
+  }
+
+  /** Marks done the queue rows `which` selects that no live lease holds and whose run is active; returns them. */
+  private endUnheld(which: RawBuilder<unknown>, now: number): RawBuilder<unknown> {
+    return sql`
+      update queue_runs q set state = 'done'
+       where ${which} and q.state <> 'done' and (q.lease_until is null or q.lease_until < ${now})
+         and exists (select 1 from runs r where r.run_id = q.run_id and r.status in ${active})
+      returning q.run_id`;
   }
 
   async stats(runId: string): Promise<ExecutionStats | undefined> {

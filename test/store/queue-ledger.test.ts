@@ -222,3 +222,58 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     }
   });
 });
+
+// Every ledger statement that touches both tables takes a run's queue_runs row before its runs row (a commit's
+// fence, a claim, a release). A cancel that took them the other way round deadlocked with a commit racing it.
+describe.skipIf(postgres?.unavailable !== undefined)('queue ledger cancel (postgres)', () => {
+  let temp: BackendStore;
+  let store: Store;
+  let client: pg.Client;
+  beforeEach(async () => {
+    temp = await (postgres as NonNullable<typeof postgres>).create();
+    store = temp.store;
+    client = new pg.Client({ connectionString: temp.url });
+    await client.connect();
+  });
+  afterEach(async () => {
+    await client.end();
+    await temp.remove();
+  });
+
+  /** Runs `cancel` while `client` holds r1's queue_runs row, then takes r1's runs row as a commit would. */
+  const racingACommit = async <T>(cancel: () => Promise<T>): Promise<T> => {
+    await client.query('begin');
+    await client.query(`select 1 from queue_runs where run_id = 'r1' for update`);
+    // Settled at once, so a deadlock fails the test at the await below instead of as an unhandled rejection.
+    const canceled = cancel().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const blocked = async (): Promise<boolean> => {
+      const rows = await client.query(
+        `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+      return rows.rows.length > 0;
+    };
+    while (!(await blocked())) await new Promise((r) => setTimeout(r, 10));
+    await client.query(`update runs set seen_at = ${now} where run_id = 'r1'`);
+    await client.query('commit');
+    const outcome = await canceled;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  };
+
+  it('cancels one run a commit holds the queue row of, waiting for it instead of deadlocking', async () => {
+    await store.createRuns([queued('r1')]);
+    expect(await racingACommit(() => store.queueLedger().cancelUnheld(['r1'], now))).toEqual(['r1']);
+    expect((await readRun(store, 'r1')).status).toBe('CANCELED');
+    expect(await store.queueLedger().claim('r1', 'w1', owner, now, 60_000)).toEqual({ kind: 'duplicate' });
+  });
+
+  it('cancels a group a commit holds a queue row of, waiting for it instead of deadlocking', async () => {
+    await store.createRuns([queued('r1'), { ...queued('r2'), groupId: 'r1' }]);
+    expect(await racingACommit(() => store.queueLedger().cancelUnheldGroup('r1', now))).toBe(2);
+    expect((await readRun(store, 'r1')).status).toBe('CANCELED');
+    expect((await readRun(store, 'r2')).status).toBe('CANCELED');
+  });
+});
