@@ -9,6 +9,7 @@ import {
   type JournalHead,
   journalHeads,
 } from './case-artifacts.js';
+import { kyselySections, type WriteSections } from './direct-sqlite.js';
 import * as explorer from './explorer-reads.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { RunInserts } from './insert-runs.js';
@@ -215,8 +216,9 @@ export class KyselyStore implements Store {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
+    private readonly sections: WriteSections<Database> = kyselySections(),
   ) {
-    this.batch = new WriteBatch(db, this.reconnect);
+    this.batch = new WriteBatch(db, this.reconnect, sections);
     this.hot = hotQueries(db);
     this.runInserts = new RunInserts(db);
   }
@@ -232,7 +234,7 @@ export class KyselyStore implements Store {
    * them, so rows already there are kept; a first attempt still fails on a run id that exists.
    */
   private async insertRuns(runs: readonly NewRun[], now: number, again: boolean): Promise<void> {
-    await this.db.transaction().execute((trx) => this.runInserts.insert(trx, runs, now, again));
+    await this.sections.transaction(this.db, (trx) => this.runInserts.insert(trx, runs, now, again));
   }
 
   queueLedger(): QueueLedger {

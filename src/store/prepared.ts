@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { directRunner } from './direct-sqlite.js';
 
 /** Runs a prepared query on a connection or a transaction. */
 export type PreparedQuery<Args extends unknown[]> = <DB>(
@@ -10,7 +11,8 @@ export type PreparedQuery<Args extends unknown[]> = <DB>(
  * A query Kysely builds and compiles once. For the statements of a run's life, building and compiling
  * (with the camel-case plugin) cost about four times what SQLite takes to run them; a prepared query only
  * binds new values into the compiled parameters. `build` gets one marker per argument and must pass each
- * marker, untouched, as a bound value.
+ * marker, untouched, as a bound value. On a connection a direct section holds (direct-sqlite.ts), it runs
+ * straight on SQLite's handle.
  */
 export const prepareQuery = <Args extends unknown[]>(
   arity: Args['length'],
@@ -22,14 +24,14 @@ export const prepareQuery = <Args extends unknown[]>(
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);
   }
-  return (executor, ...args) =>
-    executor.executeQuery(
-      CompiledQuery.raw(
-        compiled.sql,
-        compiled.parameters.map((p, i) => {
-          const slot = slots[i] as number;
-          return slot >= 0 ? args[slot] : p;
-        }),
-      ),
-    );
+  return (executor, ...args) => {
+    const parameters = compiled.parameters.map((p, i) => {
+      const slot = slots[i] as number;
+      return slot >= 0 ? args[slot] : p;
+    });
+    const direct = directRunner(executor);
+    return direct
+      ? Promise.resolve(direct(compiled.sql, parameters))
+      : executor.executeQuery(CompiledQuery.raw(compiled.sql, parameters));
+  };
 };

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
+import { directSections } from './direct-sqlite.js';
 import { KyselyStore } from './kysely-store.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
@@ -63,21 +64,19 @@ export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
   // Kysely prepares every query it runs; the run-life statements repeat with new parameters, so reusing
   // each prepared statement by its SQL text saves a parse per write.
   const statements = new Map<string, ReturnType<typeof sqlite.prepare>>();
-  const database = {
-    close: () => sqlite.close(),
-    prepare: (text: string) => {
-      let statement = statements.get(text);
-      if (!statement) {
-        statement = sqlite.prepare(text);
-        statements.set(text, statement);
-      }
-      return statement;
-    },
+  const prepare = (text: string) => {
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = sqlite.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
   };
+  const database = { close: () => sqlite.close(), prepare };
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   await migrate(db, 'sqlite');
-  return new KyselyStore(db);
+  return new KyselyStore(db, async () => {}, directSections(sqlite, prepare));
 };

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { WriteSections } from './direct-sqlite.js';
 import { type Reconnect, StoreLostError } from './reconnect.js';
 
 type Write<DB> = (db: Kysely<DB>) => Promise<boolean>;
@@ -23,6 +24,7 @@ export class WriteBatch<DB> {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly reconnect: Reconnect,
+    private readonly sections: WriteSections<DB>,
   ) {}
 
   /** `oneStatement`: `write` executes a single statement, atomic without a transaction around it. */
@@ -46,12 +48,12 @@ export class WriteBatch<DB> {
   private async commit(writes: PendingWrite<DB>[]): Promise<void> {
     const [only] = writes;
     if (writes.length === 1 && only?.oneStatement) {
-      await this.reconnect.run(() => only.write(this.db)).then(only.resolve, only.reject);
+      await this.reconnect.run(() => this.sections.single(this.db, only.write)).then(only.resolve, only.reject);
       return;
     }
     try {
       const results = await this.reconnect.run(() =>
-        this.db.transaction().execute(async (trx) => {
+        this.sections.transaction(this.db, async (trx) => {
           const out: boolean[] = [];
           for (const w of writes) out.push(await w.write(trx));
           return out;
@@ -68,7 +70,7 @@ export class WriteBatch<DB> {
       // each write of several statements in a transaction of its own (a status never without its result).
       for (const w of writes)
         await this.reconnect
-          .run(() => (w.oneStatement ? w.write(this.db) : this.db.transaction().execute((trx) => w.write(trx))))
+          .run(() => (w.oneStatement ? this.sections.single : this.sections.transaction)(this.db, w.write))
           .then(w.resolve, w.reject);
     }
   }
