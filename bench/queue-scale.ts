@@ -1,6 +1,7 @@
 // The queue runner's scaling (issue 13): one eval of N cases against the fake model (200 ms), executed by 1, 2
 // and 4 `proctor worker` processes of concurrency 10 on Redis + PostgreSQL.
-//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4] [--cpu-prof DIR]
+//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4] [--cpu-prof DIR] [--wire]
+//   [--threads] [--again]
 // Prints wall ÷ ideal (ideal = cases × latency ÷ (workers × 10)) and the CPU per case summed over the follower
 // and every worker (dispatch, claim, commit and the engine's own per-case work). Goals: ≤ 1.3×, ≤ 2 ms.
 // `over_local` is that CPU less what the local runner spends per case on the same eval (SQLite, one process,
@@ -43,6 +44,10 @@ const { values } = parseArgs({
     wire: { type: 'boolean', default: false },
     // CPU per case by thread (main, V8's compiler and GC threads, libuv's pool) of the workers and the follower.
     threads: { type: 'boolean', default: false },
+    // Then the same eval again through the same workers, warm by then: their CPU per case without what each
+    // process spends once (V8 compiling and optimising the hot path, connections), on stderr. The table's
+    // pg_tx then counts both runs' transactions.
+    again: { type: 'boolean', default: false },
   },
 });
 const cases = Number(values.cases);
@@ -479,6 +484,18 @@ try {
                 .map(([name, k]) => `${name} ${(k / cases).toFixed(3)}`)
                 .join(' | ')}\n`,
             );
+      if (values.again) {
+        const warmBefore = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
+        const again = await timeProctor(
+          dir,
+          ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'again'],
+          nodeArgs,
+        );
+        const warm = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - warmBefore;
+        process.stderr.write(
+          `${n} workers, the same eval again: workers ${perCase(warm).toFixed(2)} ms CPU per case (first run ${perCase(workerCpu).toFixed(2)}), follower ${perCase(again.cpuS).toFixed(2)}, wall ${again.wallS.toFixed(1)} s, exit ${again.code}\n`,
+        );
+      }
       code = run.code;
     } finally {
       // A profiled worker writes its profile as it exits: it is drained (SIGTERM), not killed.
