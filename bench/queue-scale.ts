@@ -1,6 +1,7 @@
 // The queue runner's scaling (issue 13): one eval of N cases against the fake model (200 ms), executed by 1, 2
 // and 4 `proctor worker` processes of concurrency 10 on Redis + PostgreSQL.
-//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4] [--cpu-prof DIR]
+//   npx tsx bench/queue-scale.ts [--cases 2000] [--latency-ms 200] [--workers 1,2,4] [--cpu-prof DIR] [--wire]
+//   [--threads] [--again]
 // Prints wall ÷ ideal (ideal = cases × latency ÷ (workers × 10)) and the CPU per case summed over the follower
 // and every worker (dispatch, claim, commit and the engine's own per-case work). Goals: ≤ 1.3×, ≤ 2 ms.
 // `over_local` is that CPU less what the local runner spends per case on the same eval (SQLite, one process,
@@ -17,7 +18,7 @@
 // each) and Redis commands (`rd_cmd`, a script call counting one) per case; stderr breaks Redis's down by command.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +42,12 @@ const { values } = parseArgs({
     // Through counting relays (the pg_st, pg_rt and rd_cmd columns): a hop more per call, so walls are not
     // comparable with a run without.
     wire: { type: 'boolean', default: false },
+    // CPU per case by thread (main, V8's compiler and GC threads, libuv's pool) of the workers and the follower.
+    threads: { type: 'boolean', default: false },
+    // Then the same eval again through the same workers, warm by then: their CPU per case without what each
+    // process spends once (V8 compiling and optimising the hot path, connections), on stderr. The table's
+    // pg_tx then counts both runs' transactions.
+    again: { type: 'boolean', default: false },
   },
 });
 const cases = Number(values.cases);
@@ -48,11 +55,66 @@ const latencyMs = Number(values['latency-ms']);
 const perWorker = Number(values.concurrency);
 const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
 
-/** User + system CPU seconds of a live process, from /proc (USER_HZ 100). */
-const cpuOf = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU seconds of a live process (or, given `/task/TID`, of one thread), from /proc (USER_HZ 100). */
+const cpuOf = (pid: number, thread = ''): number => {
+  const stat = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+/**
+ * User + system CPU seconds of each thread of a live process, by its place in creation order (Node 20 names them
+ * all "node"): `main`, then V8's platform threads (`t1`-`t5`: compilers and GC), then libuv's pool and others.
+ */
+const threadCpuOf = (pid: number): Map<string, number> => {
+  const byPlace = new Map<string, number>();
+  const tids = readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .sort((a, b) => a - b);
+  tids.forEach((tid, place) => {
+    try {
+      byPlace.set(place === 0 ? 'main' : `t${place}`, cpuOf(pid, `/task/${tid}`));
+    } catch {
+      // Gone since the listing.
+    }
+  });
+  return byPlace;
+};
+/** The pids of a live process's children (none once it has exited). */
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * The follower's CPU by thread, sampled every 50 ms while `during` runs (it is /usr/bin/time's child): its last
+ * moments before it exits are lost.
+ */
+const followerThreads = async (during: () => Promise<void>): Promise<Map<string, number>> => {
+  let last = new Map<string, number>();
+  const timer = setInterval(() => {
+    try {
+      for (const time of childrenOf(process.pid))
+        for (const node of childrenOf(time))
+          if (readFileSync(`/proc/${node}/comm`, 'utf8').trim() === 'node') last = threadCpuOf(node);
+    } catch {
+      // Exited since the listing.
+    }
+  }, 50);
+  try {
+    await during();
+  } finally {
+    clearInterval(timer);
+  }
+  return last;
+};
+const addThreads = (into: Map<string, number>, from: Map<string, number>, sign = 1): void => {
+  for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + sign * v);
 };
 
 /** What clients sent through a relay: PostgreSQL statements and round trips, Redis commands by name. */
@@ -333,6 +395,9 @@ try {
         workers.push(worker);
       }
       const before = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
+      const workerThreads = new Map<string, number>();
+      for (const w of workers) addThreads(workerThreads, threadCpuOf(w.pid as number), -1);
+      let follower = new Map<string, number>();
       // What the workers sent while starting is not the cases'.
       for (const c of [counts.workers.pg, counts.workers.redis]) Object.assign(c, noCounts());
       Object.assign(process.env, await urlsFor('follower'));
@@ -340,10 +405,26 @@ try {
       const spawnedAt = Date.now();
       let run: Awaited<ReturnType<typeof timeProctor>> | undefined;
       const pgCpu = await postgresCpu(db, async () => {
-        run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out'], nodeArgs);
+        const args = ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'out'];
+        const timed = async (): Promise<void> => {
+          run = await timeProctor(dir, args, nodeArgs);
+        };
+        if (values.threads) follower = await followerThreads(timed);
+        else await timed();
       });
       if (!run) throw new Error('the eval run did not run');
       const workerCpu = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - before;
+      if (values.threads) {
+        for (const w of workers) addThreads(workerThreads, threadCpuOf(w.pid as number));
+        const perCaseMs = (m: Map<string, number>): string =>
+          [...m]
+            .filter(([, s]) => s > 0)
+            .sort((a, b) => b[1] - a[1])
+            .map(([name, s]) => `${name} ${((s * 1000) / cases).toFixed(2)}`)
+            .join(' | ');
+        process.stderr.write(`${n} workers: CPU ms per case by thread: workers ${perCaseMs(workerThreads)}; `);
+        process.stderr.write(`follower ${perCaseMs(follower)}\n`);
+      }
       const redisMs = redisCpu() - redisBefore;
       const span = await inDatabase(url.toString(), (c) =>
         c.query<{ first: string; last: string; busy: string }>(
@@ -403,6 +484,18 @@ try {
                 .map(([name, k]) => `${name} ${(k / cases).toFixed(3)}`)
                 .join(' | ')}\n`,
             );
+      if (values.again) {
+        const warmBefore = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0);
+        const again = await timeProctor(
+          dir,
+          ['eval', 'run', '-q', '-j', String(n * perWorker), '-o', 'again'],
+          nodeArgs,
+        );
+        const warm = workers.reduce((s, w) => s + cpuOf(w.pid as number), 0) - warmBefore;
+        process.stderr.write(
+          `${n} workers, the same eval again: workers ${perCase(warm).toFixed(2)} ms CPU per case (first run ${perCase(workerCpu).toFixed(2)}), follower ${perCase(again.cpuS).toFixed(2)}, wall ${again.wallS.toFixed(1)} s, exit ${again.code}\n`,
+        );
+      }
       code = run.code;
     } finally {
       // A profiled worker writes its profile as it exits: it is drained (SIGTERM), not killed.
