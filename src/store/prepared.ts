@@ -24,11 +24,15 @@ export const prepareQuery = <Args extends unknown[]>(
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);
   }
+  // Most statements bind exactly their arguments, in order: the arguments are then the parameters, not copied.
+  const bindsArgs = slots.length === arity && slots.every((slot, i) => slot === i);
   return (executor, ...args) => {
-    const parameters = compiled.parameters.map((p, i) => {
-      const slot = slots[i] as number;
-      return slot >= 0 ? args[slot] : p;
-    });
+    const parameters = bindsArgs
+      ? args
+      : compiled.parameters.map((p, i) => {
+          const slot = slots[i] as number;
+          return slot >= 0 ? args[slot] : p;
+        });
     const direct = directRunner(executor);
     return direct
       ? Promise.resolve(direct(compiled.sql, parameters))
