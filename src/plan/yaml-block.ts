@@ -262,21 +262,36 @@ class BlockReader {
     const c = this.text[at];
     let text: string;
     let colon: number;
-    if (c === '"' || c === "'") {
-      const close = this.quotedEnd(at) ?? unread();
-      text = this.quoted(at, close);
-      colon = this.skipSpaces(close);
-      if (this.text[colon] !== ':') unread();
-    } else {
+    if (c === '"' || c === "'") ({ text, colon } = this.quotedKey(at));
+    else {
       if (!this.plainStarts(at, false)) unread();
       colon = this.keyEnd(at) ?? unread();
-      const plain = this.text.slice(at, colon).trimEnd();
-      if (typeof resolvePlain(plain) !== 'string') unread();
-      text = plain;
+      text = this.plainKey(at, colon);
     }
     // yaml refuses an implicit key past 1,024 characters.
     if (colon - at > 1024 || !this.blankOrEnd(colon + 1)) unread();
     return { text, start: at, end: colon + 1 };
+  }
+
+  /** A quoted key at `at`: its text, and where the `:` after it is. */
+  private quotedKey(at: number): { text: string; colon: number } {
+    const [read, close] = this.quotedScalar(at);
+    const colon = this.skipSpaces(close);
+    if (this.text[colon] !== ':') unread();
+    return { text: read.value as string, colon };
+  }
+
+  /** A plain key's text from `at` to its `:`; only one that `yaml` would read as a string. */
+  private plainKey(at: number, colon: number): string {
+    const text = this.text.slice(at, colon).trimEnd();
+    if (typeof resolvePlain(text) !== 'string') unread();
+    return text;
+  }
+
+  /** The quoted scalar at `at`, and the offset just past its closing quote. */
+  private quotedScalar(at: number): [Read, number] {
+    const close = this.quotedEnd(at) ?? unread();
+    return [{ value: this.quoted(at, close), place: at }, close];
   }
 
   /** The offset just past the closing quote of the quoted scalar at `at`, on its line; else undefined. */
@@ -313,11 +328,8 @@ class BlockReader {
     let read: Read;
     let after: number;
     if (c === '[' || c === '{') [read, after] = this.flow(at);
-    else if (c === '"' || c === "'") {
-      const close = this.quotedEnd(at) ?? unread();
-      read = { value: this.quoted(at, close), place: at };
-      after = close;
-    } else {
+    else if (c === '"' || c === "'") [read, after] = this.quotedScalar(at);
+    else {
       if (!this.plainStarts(at, false)) unread();
       const end = this.plainEnd(at, this.end(this.i), false);
       const text = this.text.slice(at, end).trimEnd();
@@ -380,17 +392,12 @@ class BlockReader {
         const keyAt = p;
         let text: string;
         const c = this.text[p];
-        if (c === '"' || c === "'") {
-          const q = this.quotedEnd(p) ?? unread();
-          text = this.quoted(p, q);
-          p = this.skipSpaces(q);
-          if (this.text[p] !== ':') unread();
-        } else {
+        if (c === '"' || c === "'") ({ text, colon: p } = this.quotedKey(p));
+        else {
           if (!this.plainStarts(p, true)) unread();
           const keyEnd = this.plainEnd(p, end, true);
           if (this.text[keyEnd] !== ':' || !isBlank(this.text[keyEnd + 1])) unread();
-          text = this.text.slice(p, keyEnd).trimEnd();
-          if (typeof resolvePlain(text) !== 'string') unread();
+          text = this.plainKey(p, keyEnd);
           p = keyEnd;
         }
         if (text === '__proto__' || text === '<<' || Object.hasOwn(map, text)) unread();
@@ -413,10 +420,7 @@ class BlockReader {
   private flowValue(at: number, end: number): [Read, number] {
     const c = this.text[at];
     if (c === '[' || c === '{') return this.flow(at);
-    if (c === '"' || c === "'") {
-      const close = this.quotedEnd(at) ?? unread();
-      return [{ value: this.quoted(at, close), place: at }, close];
-    }
+    if (c === '"' || c === "'") return this.quotedScalar(at);
     if (!this.plainStarts(at, true)) unread();
     const stop = this.plainEnd(at, end, true);
     if (this.text[stop] === '#') unread();
