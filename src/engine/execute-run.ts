@@ -25,6 +25,17 @@ export interface ExecuteEnv {
   commit?: (runId: string, finish: RunFinish, now: number) => Promise<boolean>;
   /** Checks a case's project files against its submit-time hashes (a worker in its own checkout). */
   projectFiles?: ProjectFiles;
+  /**
+   * The runner's claim of the run (the local runner's), already under way: the task starts without waiting for it
+   * (the claim is committed before any of the run's own writes, which queue behind it), and the run commits only
+   * if the claim held. A runner whose claim fails aborts the run through `signal`.
+   */
+  claimed?: Promise<boolean>;
+  /**
+   * Called once the run's work is done (its task and teardown) and only its commit remains: the runner may start
+   * its next run in the slot meanwhile, since this one calls no model and holds no workspace any more.
+   */
+  executed?: () => void;
 }
 
 /** The abort reason of a run given back to its queue: it records nothing, another execution will. */
@@ -47,8 +58,14 @@ const withCassette = <T>(req: RunRequest, env: ExecuteEnv, fn: () => Promise<T>)
  */
 export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<TerminalStatus | undefined> => {
   const startedAt = Date.now();
-  const commit = env.commit ?? ((runId, finish, now) => env.store.finishRun(runId, finish, now));
-  if (!env.commit && !(await env.store.claimRun(req.runId, env.owner, startedAt))) return undefined;
+  const held = env.commit ? undefined : (env.claimed ?? env.store.claimRun(req.runId, env.owner, startedAt));
+  // A run another process claimed or ended first is not this execution's to commit.
+  const commit = async (runId: string, finish: RunFinish, now: number): Promise<boolean> => {
+    env.executed?.();
+    if (env.commit) return env.commit(runId, finish, now);
+    return (await held) === true && env.store.finishRun(runId, finish, now);
+  };
+  if (!env.claimed && held && !(await held)) return undefined;
   try {
     // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
     const journal = env.freshInstance ? [] : await env.store.readJournal(req.instanceId);

@@ -47,6 +47,8 @@ const canceled = { status: 'CANCELED', outcome: 'canceled' } as const;
 export class LocalRunner implements Runner {
   private readonly waiting = new Scheduler<Queued>();
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Runs whose work is under way: `active` less the runs that only await their commit. */
+  private busy = 0;
   private readonly services: Services;
   private readonly owner: RunOwner;
   private seq = 0;
@@ -192,7 +194,7 @@ export class LocalRunner implements Runner {
 
   private pump(): void {
     if (this.stopping) return;
-    while (this.active.size < this.options.workers) {
+    while (this.busy < this.options.workers) {
       const next = this.waiting.take();
       if (!next) return;
       this.launch(next);
@@ -202,6 +204,32 @@ export class LocalRunner implements Runner {
   private launch(queued: Queued): void {
     const { request } = queued;
     const controller = new AbortController();
+    this.busy++;
+    let working = true;
+    // The slot, and the run's limits, are free once its work is done: its commit lands while the next run calls
+    // the model (a commit waits for the write batch in flight, a few ms that would otherwise idle every slot).
+    const executed = (): void => {
+      if (!working) return;
+      working = false;
+      this.busy--;
+      this.waiting.release(queued);
+      this.pump();
+    };
+    // An eval case is claimed while its task starts: it writes nothing before its commit (its journal entries are
+    // held), so a claim refused (canceled meanwhile, or taken by a reconciler) or failed only stops it, and it then
+    // commits nothing. A task run's steps journal as they go: it starts once claimed.
+    const claimed = request.case
+      ? this.store.claimRun(request.runId, this.owner, Date.now()).then(
+          (held) => {
+            if (!held) controller.abort();
+            return held;
+          },
+          () => {
+            controller.abort();
+            return false;
+          },
+        )
+      : undefined;
     const done = executeRun(request, {
       store: this.store,
       services: this.services,
@@ -209,6 +237,8 @@ export class LocalRunner implements Runner {
       signal: controller.signal,
       // submitMany created the instance with the run (a second instance of the same id would be refused).
       freshInstance: true,
+      ...(claimed ? { claimed } : {}),
+      executed,
     })
       .then(
         () => undefined,
@@ -219,7 +249,7 @@ export class LocalRunner implements Runner {
       )
       .finally(() => {
         this.active.delete(request.runId);
-        this.waiting.release(queued);
+        executed();
         this.runsEnded(1);
         this.pump();
         this.schedule();

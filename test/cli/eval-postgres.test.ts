@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
+import { startFakeModelServer } from '../support/fake-model-server.js';
 import { tempProject } from '../support/project.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -31,6 +32,85 @@ tests:
       outcome: string;
     }[];
     expect(runs.map((r) => `${r.status}:${r.outcome}`).sort()).toEqual(['COMPLETED:failed', 'COMPLETED:passed']);
+  });
+
+  it("gives a case's slot to the next one while its commit waits, and reports neither before it is committed", async () => {
+    db = await (postgres as NonNullable<typeof postgres>).create();
+    const model = await startFakeModelServer({ latencyMs: 20 });
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const p = tempProject({
+        'proctor.toml': `[store]\nurl = "${db.url}"\n`,
+        'a.eval.yaml': `targets: [{ kind: openai, base_url: "${model.url}", model: m, api_key: sk-test }]
+prompts: ["{{ w }}"]
+tests:
+  - { id: one, vars: { w: apple }, assert: [{ type: contains, value: apple }] }
+  - { id: two, vars: { w: pear }, assert: [{ type: contains, value: pear }] }
+`,
+      });
+      // The schema exists once the store has been opened; then results are locked against every write.
+      expect((await runCli(['runs', 'list'], { cwd: p.dir })).code).toBe(0);
+      await admin.query('begin');
+      await admin.query('lock table results in exclusive mode');
+      const cli = startCli(['eval', 'run', '-q', '-j', '1', '-o', 'out'], { cwd: p.dir, timeoutMs: 60_000 });
+      // The first case's commit waits on the lock; the second case calls the model meanwhile, one at a time.
+      await eventually(async () => (model.requests.length === 2 ? true : undefined));
+      expect(model.peakInFlight).toBe(1);
+      const committed = await admin.query('select count(*)::int as n from results');
+      expect(committed.rows[0].n).toBe(0);
+      expect(p.exists('out/index.jsonl') ? p.read('out/index.jsonl') : '').toBe('');
+      await admin.query('commit');
+      const run = await cli.done;
+      expect(run.code, run.stderr).toBe(0);
+      expect(p.read('out/index.jsonl').trim().split('\n')).toHaveLength(2);
+    } finally {
+      await admin.end();
+      await model.close();
+    }
+  });
+
+  it('stops a case whose claim is refused (ended by another process before it started): no call, no result', async () => {
+    db = await (postgres as NonNullable<typeof postgres>).create();
+    const model = await startFakeModelServer();
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const p = tempProject({
+        'proctor.toml': `[store]\nurl = "${db.url}"\n`,
+        'a.eval.yaml': `targets: [{ kind: openai, base_url: "${model.url}", model: m, api_key: sk-test }]
+prompts: ["{{ w }}"]
+tests:
+  - { id: one, vars: { w: "apple [[gate]]" }, assert: [{ type: contains, value: apple }] }
+  - { id: two, vars: { w: "pear [[latency:10000]]" }, assert: [{ type: contains, value: pear }] }
+`,
+      });
+      const started = Date.now();
+      const cli = startCli(['eval', 'run', '-q', '-j', '1', '-o', 'out'], { cwd: p.dir, timeoutMs: 60_000 });
+      await eventually(async () => (model.requests.length === 1 ? true : undefined));
+      // The second case waits for the slot; another process ends its run meanwhile.
+      const ended = await admin.query(
+        `update runs set status = 'CANCELED', outcome = 'canceled', finished_at = $1 where status = 'QUEUED'`,
+        [Date.now()],
+      );
+      expect(ended.rowCount).toBe(1);
+      model.openGate();
+      const run = await cli.done;
+      expect(run.stderr).not.toMatch(/internal error|Unhandled|^\s+at /m);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      // Its task may have started alongside its claim; the refusal aborted its call at once.
+      for (const r of model.requests.slice(1))
+        expect((r.endedAt ?? Number.POSITIVE_INFINITY) - r.at).toBeLessThan(2_000);
+      const results = await admin.query('select count(*)::int as n from results');
+      expect(results.rows[0].n).toBe(1);
+      const statuses = await admin.query('select status from runs order by status');
+      expect(statuses.rows.map((r: { status: string }) => r.status)).toEqual(['CANCELED', 'COMPLETED']);
+    } finally {
+      await admin.end();
+      await model.close();
+    }
   });
 
   it('survives the server dropping every connection mid-run: no crash, a whole bundle, no run left unfinished', async () => {
