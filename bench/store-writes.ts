@@ -83,9 +83,8 @@ const caseOf = (i: number) => {
 };
 
 const runIdOf = (i: number) => `${groupId}.${i + 1}`;
-// As the local runner names them (ids.ts): task id, then run id. The key leads, so a case's journal and instance
-// rows land at random places in their indexes, as in a real run.
-const instanceOf = (key: string, i: number) => `case:${key}@${runIdOf(i)}`;
+// As the local runner names them (ids.ts): run id, then task id.
+const instanceOf = (key: string, i: number) => `${runIdOf(i)}@case:${key}`;
 
 // CPU inside createRuns, from building its rows to its commit: on SQLite no other callback runs meanwhile.
 let submitUs = 0;

@@ -9,5 +9,9 @@ export const newId = (now = new Date()): string => {
   return `${date}-${time}-${randomBytes(4).readUInt32BE(0).toString(36).padStart(6, '0').slice(0, 6)}`;
 };
 
-/** An instance id derives from its task id, so the store reads as "which task, which run". */
-export const instanceIdFor = (taskId: string, runId: string): string => `${taskId}@${runId}`;
+/**
+ * An instance id derives from its run and task ids: "which run, which task". The run id leads because the store
+ * keys the instances and the journal by it: an eval's task ids start with a hash, which scattered each new row to
+ * a random page of those b-trees, where the run id (its group's, then a counter) keeps a run's rows together.
+ */
+export const instanceIdFor = (taskId: string, runId: string): string => `${runId}@${taskId}`;

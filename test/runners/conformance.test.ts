@@ -44,7 +44,7 @@ for (const factory of runnerFactories) {
       const record = await run(runId);
       expect(['QUEUED', 'RUNNING']).toContain(record.status);
       expect(record.instanceId).toBe(instanceId);
-      expect(instanceId.startsWith('echo-task')).toBe(true);
+      expect(instanceId.startsWith(`${runId}@echo-task`)).toBe(true);
       expect(await store.readJournal(instanceId)).toEqual([]);
       expect((await runner.status(runId))?.runId).toBe(runId);
     });
