@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stepConfig } from '../../src/engine/step-config.js';
+import { steps } from '../../src/engine/steps/registry.js';
 import { caseTask } from '../../src/plan/compile-task.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { fingerprinter } from '../../src/plan/fingerprint.js';
@@ -41,6 +43,19 @@ describe('steps around a test prompt', () => {
     expect(JSON.stringify(task)).not.toContain(root);
     expect(task.steps[0]?.config).toEqual({ template: 'fixture', setup: ['npm ci'], files: ['out.txt'] });
     expect(one?.fingerprint).not.toBe(two?.fingerprint);
+  });
+
+  it('builds the prompt and verify configs as their schemas would parse them, so the engine takes them as they are', () => {
+    const loaded = load(
+      'prompts: ["say {{ x }}"]\ntests: [{ vars: { x: hi }, assert: [{ type: contains, value: hi }] }]\n',
+    );
+    const [one] = expand(loaded);
+    const task = caseTask(one as NonNullable<typeof one>, undefined, loaded.root);
+    for (const step of task.steps.filter((s) => s.type === 'prompt' || s.type === 'verify')) {
+      const def = steps[step.type as 'prompt' | 'verify'];
+      expect(def.config.parse(step.config)).toEqual(step.config);
+      expect(stepConfig(def, step.config)).toBe(step.config);
+    }
   });
 
   it('puts the steps in the fingerprint, and leaves a plain test’s fingerprint as it was', () => {
