@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stepConfig } from '../../src/engine/step-config.js';
 import { steps } from '../../src/engine/steps/registry.js';
+import type { StepDef } from '../../src/engine/steps/step.js';
 import { caseTask } from '../../src/plan/compile-task.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { fingerprinter } from '../../src/plan/fingerprint.js';
@@ -52,7 +53,7 @@ describe('steps around a test prompt', () => {
     const [one] = expand(loaded);
     const task = caseTask(one as NonNullable<typeof one>, undefined, loaded.root);
     for (const step of task.steps.filter((s) => s.type === 'prompt' || s.type === 'verify')) {
-      const def = steps[step.type as 'prompt' | 'verify'];
+      const def: StepDef = steps[step.type as 'prompt' | 'verify'];
       expect(def.config.parse(step.config)).toEqual(step.config);
       expect(stepConfig(def, step.config)).toBe(step.config);
     }
