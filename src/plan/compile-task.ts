@@ -4,11 +4,13 @@ import { builtConfig } from '../engine/step-config.js';
 import { steps } from '../engine/steps/registry.js';
 import type { TargetRef } from '../engine/target-ref.js';
 import type { TaskSpec } from '../engine/task.js';
+import { takeAsChecked } from '../graders/assertion.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { displayPath } from './files.js';
 import { selfJudge } from './judges.js';
 import { type PlannedCase, renderPrompt } from './matrix.js';
+import { renderTest } from './render-test.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
@@ -59,7 +61,12 @@ export const judgeRefs = (
  * verify step grading its output, then the test's `after` steps.
  */
 export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => {
-  const test = c.rendered();
+  const written = c.written();
+  const test = renderTest(written);
+  // An assertion no template changed for this test is as the plan checked it when it loaded the test.
+  written.assert.forEach((a, i) => {
+    if (test.assert[i] === a) takeAsChecked(a.type, a.config);
+  });
   const { prompt, messages } = renderPrompt(c.promptSpec, test.vars);
   return {
     id: `case:${c.key}`,

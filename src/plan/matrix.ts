@@ -35,9 +35,14 @@ export class PlannedCase {
     return identityOf(this.eval, this.test, this.promptSpec, this.target, this.sample);
   }
 
+  /** The test as written, a held one read back: take it once where it is used more than once. */
+  written(): TestSpec {
+    return wholeTest(this.test);
+  }
+
   /** The test with its templates rendered, built on each call: take it once where it is used more than once. */
   rendered(): TestSpec {
-    return renderTest(wholeTest(this.test));
+    return renderTest(this.written());
   }
 
   get vars(): JsonObject {
