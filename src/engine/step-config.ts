@@ -7,8 +7,8 @@ const built = new WeakSet<object>();
 
 /**
  * A step config this process built in its schema's output shape, every default set (an eval case's prompt and
- * verify steps, made by the plan from what it validated): the engine takes it as it is. Parsing it again cost
- * ~35 µs and ~7 KB of garbage per case.
+ * verify steps, made by the plan from what it validated): the engine takes it as it is. Parsing them again was
+ * 174 ms of the main thread's CPU in a 5,000-case run's profile (3-6 µs a case when zod's code is hot).
  */
 export const builtConfig = <C extends z.ZodType>(_def: StepDef<C>, config: z.output<C>): JsonObject => {
   built.add(config as object);
