@@ -37,9 +37,17 @@ const givenUnderSecretNames = (given: unknown, out: Set<string>): void => {
   for (const [name, value] of Object.entries(given)) if (secretName.test(name)) out.add(String(value));
 };
 
+// Every case of a target carries the plan's one config object: its literals are found once, not once per case.
+const literalsOf = new WeakMap<object, { kind: string; values: readonly string[] }>();
+
 const targetLiteral = (target: unknown, out: Set<string>): void => {
-  if (isRecord(target) && typeof target.kind === 'string' && isRecord(target.config))
-    for (const v of literalSecrets(target.kind, target.config)) out.add(v);
+  if (!isRecord(target) || typeof target.kind !== 'string' || !isRecord(target.config)) return;
+  let known = literalsOf.get(target.config);
+  if (known?.kind !== target.kind) {
+    known = { kind: target.kind, values: literalSecrets(target.kind, target.config) };
+    literalsOf.set(target.config, known);
+  }
+  for (const v of known.values) out.add(v);
 };
 
 /** What the task's targets and judges hold literally at their secret keys (`api_key: sk-…` in a file). */

@@ -11,6 +11,7 @@ import { redact } from './redact.js';
 import { resourcesOf, resourcesPath, workspaceOf } from './resources.js';
 import { defaultRetryPolicy, withRetries } from './retry.js';
 import type { Services } from './services.js';
+import { stepConfig } from './step-config.js';
 import { steps } from './steps/registry.js';
 import type { StepDef, StepResult } from './steps/step.js';
 import { metadataKeys, type RunRequest, type StepSpec, workRootDir } from './task.js';
@@ -115,8 +116,7 @@ const runStep = (
       try {
         // A step launched after the deadline fired would never see its abort event.
         signal.throwIfAborted();
-        // The plan layer validated every step config when it built the task; parsing again applies defaults.
-        return await def.execute(def.config.parse(spec.config), {
+        return await def.execute(stepConfig(def, spec.config), {
           stepId: spec.id,
           runId: req.runId,
           instanceId: req.instanceId,

@@ -83,11 +83,23 @@ const adjuster =
     };
   };
 
+// Held weakly: an entry lives as long as its case's request.
+const checkedConfigs = new WeakSet<object>();
+
+/**
+ * Marks the config of an assertion the plan checked as written (not rendered since) to be taken as it is, when
+ * its kind is cheap: its config parses to itself, so parsing it again for every case's grader bought nothing.
+ */
+export const takeAsChecked = (kind: GraderKind, config: object): void => {
+  if (isCheapKind(kind)) checkedConfigs.add(config);
+};
+
 /** Creates the grader of an assertion the plan layer has already split and validated. */
 export const resolveAssertion = (spec: ResolvedAssertion, context: GraderContext): CreatedAssertion => {
   // Every registry entry satisfies GraderDef; widening here lets one call site serve every kind.
   const def: GraderDef = graders[spec.kind];
-  const inner = def.create(def.config.parse(spec.config), context);
+  const config = checkedConfigs.has(spec.config) ? spec.config : def.config.parse(spec.config);
+  const inner = def.create(config, context);
   const id = spec.id ?? `${spec.negate ? 'not-' : ''}${spec.kind}`;
   if (!spec.negate && spec.threshold === undefined)
     return { id, weight: spec.weight, required: spec.required, grade: inner };

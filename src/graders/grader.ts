@@ -64,7 +64,8 @@ export interface GraderDef<C extends z.ZodType = z.ZodType> {
   gradingTemplates?: readonly string[];
   /**
    * Creating one costs less than finding it among the shared graders (a string or a number compared, nothing
-   * compiled): the engine creates it for each grading instead of keeping it.
+   * compiled): the engine creates it for each grading instead of keeping it. Its config must parse to itself (no
+   * default, no transform): one the plan checked as written is then taken as it is (`takeAsChecked`).
    */
   cheap?: true;
 }

@@ -110,19 +110,20 @@ const toSpec = (
 ): AssertionSpec => {
   const hasReferences = Boolean(references?.files?.length || references?.commands?.length);
   // Most assertions have none of the optional keys: a plain literal takes 64 bytes, the spreads below 96, and a
-  // 100,000-test plan holds every assertion. Same keys in the same order either way.
+  // 100,000-test plan holds every assertion. Same keys in the same order either way, sorted: a test's fingerprint
+  // serialises its assertions with sorted keys (stableJson), which then has none to sort.
   if (id === undefined && threshold === undefined && !hasReferences && !def.judged) {
-    return { type: parsedType.kind, negate: parsedType.negate, weight, required, config };
+    return { config, negate: parsedType.negate, required, type: parsedType.kind, weight };
   }
   return {
-    type: parsedType.kind,
-    negate: parsedType.negate,
-    weight,
-    required,
-    ...(id !== undefined ? { id } : {}),
-    ...(threshold !== undefined ? { threshold } : {}),
     config,
+    ...(id !== undefined ? { id } : {}),
+    negate: parsedType.negate,
     ...(hasReferences ? { references } : {}),
+    required,
+    ...(threshold !== undefined ? { threshold } : {}),
+    type: parsedType.kind,
+    weight,
     ...(def.judged ? { where: source.pos(path) } : {}),
   };
 };

@@ -1,17 +1,23 @@
 import type { CassetteRef } from '../engine/cassette-scope.js';
+import type { AssertionConfig } from '../engine/grade.js';
+import { builtConfig } from '../engine/step-config.js';
+import { steps } from '../engine/steps/registry.js';
+import type { TargetRef } from '../engine/target-ref.js';
 import type { TaskSpec } from '../engine/task.js';
+import { takeAsChecked } from '../graders/assertion.js';
 import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { displayPath } from './files.js';
 import { selfJudge } from './judges.js';
 import { type PlannedCase, renderPrompt } from './matrix.js';
+import { renderTest } from './render-test.js';
 import type { AssertionSpec, TargetSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
 const caseVerifier = 'main';
 
 /** An assertion as a verify step's config carries it. */
-export const assertionConfig = (a: AssertionSpec): JsonObject => ({
+export const assertionConfig = (a: AssertionSpec): AssertionConfig & JsonObject => ({
   kind: a.type,
   negate: a.negate,
   weight: a.weight,
@@ -25,7 +31,7 @@ export const assertionConfig = (a: AssertionSpec): JsonObject => ({
  * A target as a step config carries it: raw config, its folder relative to the project `root` (a stored spec
  * names no path of this machine), and the price of its model when known.
  */
-export const targetRef = (t: TargetSpec, root: string): JsonObject => ({
+export const targetRef = (t: TargetSpec, root: string): TargetRef => ({
   label: t.label,
   kind: t.kind,
   config: t.config,
@@ -39,8 +45,8 @@ export const judgeRefs = (
   judges: Readonly<Record<string, TargetSpec>>,
   root: string,
   self?: TargetSpec,
-): JsonObject => {
-  const out: JsonObject = {};
+): Record<string, TargetRef> => {
+  const out: Record<string, TargetRef> = {};
   for (const a of asserts) {
     const label = a.config.judge;
     if (typeof label !== 'string') continue;
@@ -55,7 +61,12 @@ export const judgeRefs = (
  * verify step grading its output, then the test's `after` steps.
  */
 export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => {
-  const test = c.rendered();
+  const written = c.written();
+  const test = renderTest(written);
+  // An assertion no template changed for this test is as the plan checked it when it loaded the test.
+  written.assert.forEach((a, i) => {
+    if (test.assert[i] === a) takeAsChecked(a.type, a.config);
+  });
   const { prompt, messages } = renderPrompt(c.promptSpec, test.vars);
   return {
     id: `case:${c.key}`,
@@ -68,24 +79,25 @@ export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: str
       {
         id: casePromptStep,
         type: 'prompt',
-        config: {
+        config: builtConfig(steps.prompt, {
           target: targetRef(c.target, root),
           prompt,
-          ...(messages ? { messages: messages as unknown as JsonObject[] } : {}),
-        },
+          ...(messages ? { messages } : {}),
+        }),
       },
       {
         id: caseVerifyStep,
         type: 'verify',
-        config: {
+        config: builtConfig(steps.verify, {
           verifierId: caseVerifier,
           input: casePromptStep,
+          aggregate: 'weighted_average',
           threshold: test.threshold,
           baseDir: displayPath(c.evalDir, root),
           test: test.id,
           assert: test.assert.map(assertionConfig),
           judges: judgeRefs(test.assert, c.eval.judges, root, c.target),
-        },
+        }),
       },
       ...(test.after ?? []),
     ],

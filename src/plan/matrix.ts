@@ -1,12 +1,12 @@
 import { dirname } from 'node:path';
 import type { StepSpec } from '../engine/task.js';
-import type { CaseIdentity, JsonObject, Message } from '../records.js';
+import type { CaseIdentity, JsonObject } from '../records.js';
 import { renderTemplate } from '../template.js';
 import type { Fingerprints } from './fingerprint.js';
 import { HeldTest } from './held-test.js';
 import { caseKey, fingerprintOf } from './identity.js';
 import { renderTest } from './render-test.js';
-import type { AssertionSpec, EvalSpec, PromptSpec, TargetSpec, TestSpec } from './spec.js';
+import type { AssertionSpec, EvalSpec, PromptMessage, PromptSpec, TargetSpec, TestSpec } from './spec.js';
 
 /**
  * One cell of the matrix, ready to compile into a task. What its test, prompt, target and eval already hold
@@ -35,9 +35,14 @@ export class PlannedCase {
     return identityOf(this.eval, this.test, this.promptSpec, this.target, this.sample);
   }
 
+  /** The test as written, a held one read back: take it once where it is used more than once. */
+  written(): TestSpec {
+    return wholeTest(this.test);
+  }
+
   /** The test with its templates rendered, built on each call: take it once where it is used more than once. */
   rendered(): TestSpec {
-    return renderTest(wholeTest(this.test));
+    return renderTest(this.written());
   }
 
   get vars(): JsonObject {
@@ -80,7 +85,7 @@ export interface MatrixOptions {
 }
 
 /** A prompt rendered with a test's vars: its text (a chat prompt's last user message) and a chat's messages. */
-export const renderPrompt = (spec: PromptSpec, vars: JsonObject): { prompt: string; messages?: Message[] } => ({
+export const renderPrompt = (spec: PromptSpec, vars: JsonObject): { prompt: string; messages?: PromptMessage[] } => ({
   prompt: renderTemplate(spec.text, vars),
   ...(spec.messages
     ? { messages: spec.messages.map((m) => ({ role: m.role, content: renderTemplate(m.content, vars) })) }

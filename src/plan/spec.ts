@@ -1,5 +1,6 @@
 import type { StepSpec } from '../engine/task.js';
 import type { SourcePosition } from '../errors.js';
+import type { GraderKind } from '../graders/registry.js';
 import type { ConfigReferences, JsonObject, Message } from '../records.js';
 import type { RunnerConfig } from '../runners/registry.js';
 import type { StoreConfig } from '../store/open.js';
@@ -56,12 +57,15 @@ export interface PromptSpec {
   /** The prompt template; for a chat prompt, its last user message. */
   text: string;
   /** A chat-format prompt's messages (templates), when it is one. */
-  messages?: Message[];
+  messages?: PromptMessage[];
 }
+
+/** A chat prompt's message: a prompt is written with no tool turns. */
+export type PromptMessage = Message & { role: 'system' | 'user' | 'assistant' };
 
 /** One assertion: `type` without its `not-` prefix; `config` is the kind's own keys, already validated. */
 export interface AssertionSpec {
-  type: string;
+  type: GraderKind;
   negate: boolean;
   weight: number;
   required: boolean;

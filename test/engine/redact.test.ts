@@ -27,6 +27,23 @@ describe('runSecrets', () => {
       'typed-password',
     ]);
   });
+  it('takes the secrets a target config holds literally for every case that shares the config, and its judges', () => {
+    const config = { model: 'm', api_key: 'sk-literal-key', headers: { 'x-token': 'header-secret' } };
+    const prompt = (label: string): TaskSpec => ({
+      id: label,
+      vars: {},
+      steps: [
+        { id: 'prompt', type: 'prompt', config: { target: { label, kind: 'openai', config, baseDir: '.' } } },
+        {
+          id: 'verify',
+          type: 'verify',
+          config: { judges: { j: { label: 'j', kind: 'anthropic', config, baseDir: '.' } } },
+        },
+      ],
+    });
+    for (const label of ['a', 'b'])
+      expect(runSecrets({}, { task: prompt(label), metadata: {} })).toEqual(['sk-literal-key', 'header-secret']);
+  });
 });
 
 describe('redact', () => {

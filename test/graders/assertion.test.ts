@@ -6,11 +6,13 @@ import {
   assertionConfigSchema,
   createAssertion,
   graderConfigJsonSchemas,
+  isCheapKind,
   parseAssertionType,
   resolveAssertion,
   scoreCase,
+  takeAsChecked,
 } from '../../src/graders/assertion.js';
-import { graderKinds } from '../../src/graders/registry.js';
+import { type GraderKind, graderKinds } from '../../src/graders/registry.js';
 import { anInput, gradeSync, neverAborted } from './input.js';
 
 const ctx = { baseDir: '/' };
@@ -90,6 +92,45 @@ describe('createAssertion', () => {
     );
     expect(assertion).toMatchObject({ id: 'not-icontains', weight: 3 });
     expect(gradeSync(assertion.grade, 'foo').pass).toBe(false);
+  });
+});
+
+describe('takeAsChecked', () => {
+  // A cheap kind's config parses to itself: one the plan checked is taken as it is, not parsed per case.
+  const samples: Record<string, Record<string, unknown>> = {
+    equals: { value: { a: [1, 'x'] } },
+    contains: { value: 'x' },
+    icontains: { value: 3 },
+    'contains-any': { value: ['a', 'b'] },
+    'contains-all': { value: ['a'] },
+    'starts-with': { value: 'x' },
+    cost: { value: 0.5 },
+    latency: { value: 100 },
+  };
+
+  it('is for the cheap kinds, each of whose configs parses to itself', () => {
+    expect(Object.keys(samples).sort()).toEqual(graderKinds.filter(isCheapKind).sort());
+    for (const [kind, config] of Object.entries(samples))
+      expect(assertionConfigSchema(kind as GraderKind).parse(config)).toEqual(config);
+  });
+
+  it('skips the parse of a checked cheap config only: any other config is parsed when its grader is made', () => {
+    const unchecked = { value: '' };
+    expect(() =>
+      resolveAssertion({ kind: 'contains', negate: false, weight: 1, required: false, config: unchecked }, ctx),
+    ).toThrowError(ZodError);
+    const regex = { value: '(' };
+    takeAsChecked('regex', regex);
+    expect(() =>
+      resolveAssertion({ kind: 'regex', negate: false, weight: 1, required: false, config: regex }, ctx),
+    ).toThrowError(ZodError);
+    const checked = { value: 'foo' };
+    takeAsChecked('contains', checked);
+    const assertion = resolveAssertion(
+      { kind: 'contains', negate: false, weight: 1, required: false, config: checked },
+      ctx,
+    );
+    expect(gradeSync(assertion.grade, 'a foo').pass).toBe(true);
   });
 });
 

@@ -26,4 +26,23 @@ describe('case keys and fingerprints', () => {
       '{"a":{"n":-0.5,"é\\"q":"line\\nbreak"},"e":{},"l":[],"z":[1,"two",null,{"10":"x","2":"y","a":true}]}',
     );
   });
+
+  it('serialise what is not plain data as they did: functions as null, objects by their own keys', () => {
+    class Getter {
+      b = 2;
+      get a(): number {
+        return 1;
+      }
+    }
+    expect(stableJson({ f: () => 1, a: 1 })).toBe('{"a":1,"f":null}');
+    expect(stableJson([() => 1, undefined])).toBe('[null,null]');
+    expect(stableJson({ d: new Date(0) })).toBe('{"d":{}}');
+    expect(stableJson({ c: new Getter(), x: { a: 5 } })).toBe('{"c":{"b":2},"x":{"a":5}}');
+    expect(stableJson({ p: JSON.parse('{"__proto__":{"x":1}}'), q: { a: 1 } })).toBe(
+      '{"p":{"__proto__":{"x":1}},"q":{"a":1}}',
+    );
+    expect(stableJson(Object.assign(Object.create(null), { b: 1, a: [{ '9': 0, '10': 1 }] }))).toBe(
+      '{"a":[{"10":1,"9":0}],"b":1}',
+    );
+  });
 });

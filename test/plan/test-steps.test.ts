@@ -1,5 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ZodError } from 'zod';
+import { stepConfig } from '../../src/engine/step-config.js';
+import { steps } from '../../src/engine/steps/registry.js';
+import type { StepDef } from '../../src/engine/steps/step.js';
+import { type ResolvedAssertion, resolveAssertion } from '../../src/graders/assertion.js';
 import { caseTask } from '../../src/plan/compile-task.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { fingerprinter } from '../../src/plan/fingerprint.js';
@@ -41,6 +46,32 @@ describe('steps around a test prompt', () => {
     expect(JSON.stringify(task)).not.toContain(root);
     expect(task.steps[0]?.config).toEqual({ template: 'fixture', setup: ['npm ci'], files: ['out.txt'] });
     expect(one?.fingerprint).not.toBe(two?.fingerprint);
+  });
+
+  it('builds the prompt and verify configs as their schemas would parse them, so the engine takes them as they are', () => {
+    const loaded = load(
+      'prompts: ["say {{ x }}"]\ntests: [{ vars: { x: hi }, assert: [{ type: contains, value: hi }] }]\n',
+    );
+    const [one] = expand(loaded);
+    const task = caseTask(one as NonNullable<typeof one>, undefined, loaded.root);
+    for (const step of task.steps.filter((s) => s.type === 'prompt' || s.type === 'verify')) {
+      const def: StepDef = steps[step.type as 'prompt' | 'verify'];
+      expect(def.config.parse(step.config)).toEqual(step.config);
+      expect(stepConfig(def, step.config)).toBe(step.config);
+    }
+  });
+
+  it('leaves an assertion a template changed to be checked again when its grader is made', () => {
+    const loaded = load(
+      'prompts: ["go"]\ntests: [{ vars: { x: "" }, assert: [{ type: contains, value: "{{ x }}" }, { type: contains, value: hi }] }]\n',
+    );
+    const [one] = expand(loaded);
+    const verify = caseTask(one as NonNullable<typeof one>, undefined, loaded.root).steps.find(
+      (s) => s.type === 'verify',
+    );
+    const [rendered, written] = (verify?.config.assert ?? []) as unknown as ResolvedAssertion[];
+    expect(() => resolveAssertion(rendered as ResolvedAssertion, { baseDir: loaded.root })).toThrowError(ZodError);
+    expect(resolveAssertion(written as ResolvedAssertion, { baseDir: loaded.root }).id).toBe('contains');
   });
 
   it('puts the steps in the fingerprint, and leaves a plain test’s fingerprint as it was', () => {
