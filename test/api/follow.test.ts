@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fullReadingDue } from '../../src/api/follow.js';
+import { fullReadingDue, readingWaitMs } from '../../src/api/follow.js';
+import { RefillPace } from '../../src/api/refill-pace.js';
 
 describe('fullReadingDue', () => {
   it('takes the first full reading at once', () => {
@@ -15,5 +16,29 @@ describe('fullReadingDue', () => {
     expect(fullReadingDue(1_200, last)).toBe(false);
     expect(fullReadingDue(2_199, last)).toBe(false);
     expect(fullReadingDue(2_200, last)).toBe(true);
+  });
+});
+
+describe('readingWaitMs', () => {
+  it('reads every interval while a display wants progress', () => {
+    const pace = new RefillPace();
+    expect(readingWaitMs(200, true, pace, 0, 2000, 0)).toBe(200);
+    expect(readingWaitMs(200, true, pace, 10, 2000, 200)).toBe(200);
+  });
+
+  it('unwatched, waits about half what the rest takes at the pace seen, within the interval and 1 s', () => {
+    const pace = new RefillPace();
+    expect(readingWaitMs(200, false, pace, 0, 2000, 0)).toBe(200);
+    // 50 runs a second (one worker of 10 slots on 200 ms calls): 1,990 left take 40 s.
+    expect(readingWaitMs(200, false, pace, 10, 2000, 200)).toBe(1000);
+    // 60 left take 1.2 s at that pace: the end is near.
+    expect(readingWaitMs(200, false, pace, 1940, 2000, 38_800)).toBe(600);
+    expect(readingWaitMs(200, false, pace, 1990, 2000, 39_800)).toBe(200);
+  });
+
+  it('unwatched, waits longer each time nothing ended, up to 1 s', () => {
+    const pace = new RefillPace();
+    const waits = [0, 1, 2, 3, 4, 5, 6].map((i) => readingWaitMs(200, false, pace, 0, 100, i * 1000));
+    expect(waits).toEqual([200, 200, 200, 400, 800, 1000, 1000]);
   });
 });
