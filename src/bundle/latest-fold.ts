@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type LatestEntry, readLatest, rowsOf } from './latest-rows.js';
+import { readLatest, rowsOf } from './latest-rows.js';
 import { readRowHeads } from './reader.js';
 import type { IndexRow } from './row.js';
 import type { IndexFacts, RowVisitor } from './row-visitor.js';
@@ -16,8 +16,8 @@ import { BundleWriter, indexFile } from './writer.js';
  * that pass over the bundle instead, with fresh visitors.
  */
 export class LatestFold {
-  /** The keys of the rows the bundle held before, with their latest row. */
-  private readonly prior: Map<string, LatestEntry>;
+  /** The keys of the rows the bundle held before. */
+  private readonly prior: Set<string>;
   private readonly added = new Set<string>();
   /** Where in index.jsonl the next catch-up reads from: the end of the last complete line read. */
   private offset: number;
@@ -40,7 +40,7 @@ export class LatestFold {
     const file = join(dir, indexFile);
     this.offset = existsSync(file) ? statSync(file).size : 0;
     const index = this.exact ? readLatest(dir) : undefined;
-    this.prior = index?.latest ?? new Map();
+    this.prior = new Set(index?.latest.keys());
     this.facts = { drifted: index?.drifted ?? false, skippedLines: index?.skipped.length ?? 0 };
     if (index) {
       for (const row of rowsOf(dir, index.latest.values())) {

@@ -18,9 +18,9 @@ export const warn = (message: string): void => {
 const newFailureList = (): FailureList => new FailureList(Math.max(terminalListed, markdownListed));
 
 /**
- * What the report needs of the bundle's latest rows, gathered by the pass that writes the run's summary (runEval
- * asks `visitorsFor` its bundle): the end of a run reads its index once, and keeps counts, capped lists and
- * spooled exports, never the rows.
+ * What the report needs of the bundle's latest rows, gathered with the run's summary (runEval asks `visitorsFor`
+ * its bundle and gives them the rows as they are written): the end of a run reads no index back, and keeps
+ * counts, capped lists and spooled exports, never the rows.
  */
 export class ReportRows {
   // Enough for the terminal and for a job summary.
