@@ -1,9 +1,11 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { bundleGroups, recordGroup } from '../bundle/groups.js';
 import { LatestFold } from '../bundle/latest-fold.js';
 import { type BundleLock, lockBundle } from '../bundle/lock.js';
 import type { RowVisitor } from '../bundle/row-visitor.js';
 import { type Summary, SummaryTally, saveSummary, writeSummary } from '../bundle/summary.js';
-import { BundleWriter } from '../bundle/writer.js';
+import { BundleWriter, indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
 import { submitWindow } from '../plan/case-requests.js';
 import type { Env } from '../plan/env.js';
@@ -47,9 +49,9 @@ export interface RunEvalOptions {
   wantsProgress?: () => boolean;
   /**
    * Readers of the bundle (given its folder) given its latest rows with the summary: a report at the end of a run
-   * needs no pass of its own. A run asks for them before it starts and gives them rows as they are written; if
-   * that cannot give exactly the latest rows (a rerun superseded one), it asks again for fresh ones and gives them
-   * the rows in one pass at the end.
+   * needs no pass of its own. A run whose rows supersede none the bundle held asks for them before it starts and
+   * gives them rows as they are written; if that cannot give exactly the latest rows (a row superseded one), or
+   * for any other run, it asks for fresh ones and gives them the rows in one pass at the end.
    */
   visitors?: (bundleDir: string) => readonly RowVisitor[];
   /** How often the follower reads the store while runs go on (default 200 ms); the runs' end is read at once. */
@@ -79,7 +81,9 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
   // The summary and the report fold the rows in as they are written: the end of the run reads back none.
   const tally = new SummaryTally();
-  const fold = new LatestFold(plan.bundleDir, [tally, ...(o.visitors?.(plan.bundleDir) ?? [])]);
+  const fold = foldsRows(plan)
+    ? new LatestFold(plan.bundleDir, [tally, ...(o.visitors?.(plan.bundleDir) ?? [])])
+    : undefined;
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);
   const warned = warnAbout(runner, o.onWarning);
@@ -139,7 +143,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       ...(ended ? { waitEnded: (left: number, ms: number) => (halted() ? sleep(ms) : ended(left, ms)) } : {}),
       beforeReading: async () => {
         await materialiser.pull();
-        fold.catchUp();
+        fold?.catchUp();
       },
     });
     await submitted;
@@ -148,9 +152,9 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     await runner.stop();
     await materialiser.complete();
     const spend = await budget?.report();
-    fold.catchUp();
-    const facts = fold.end();
-    // An inexact fold (a rerun superseded a row it had given the visitors) leaves it to a pass over the bundle.
+    fold?.catchUp();
+    const facts = fold?.end();
+    // Without a fold, or an inexact one (a row superseded one it had given the visitors), a pass over the bundle.
     return facts
       ? saveSummary(plan.bundleDir, tally.summary(plan.bundleRunId, facts, spend))
       : writeSummary(plan.bundleDir, plan.bundleRunId, spend, o.visitors?.(plan.bundleDir));
@@ -167,6 +171,19 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     await runner.stop();
     materialiser.close();
   }
+};
+
+/**
+ * Whether the run's rows can be folded in as they are written, which holds while none supersedes a row the bundle
+ * held: a new bundle holds none; a selection that runs none of the cases the bundle holds (`--resume` of final
+ * rows) supersedes none. Any other run would read the bundle's rows at its start for nothing: a rerun of failures,
+ * or a suite run again into its bundle, supersedes them.
+ */
+const foldsRows = (plan: EvalRunPlan): boolean => {
+  const { selection } = plan;
+  if (selection) return selection.found === selection.skipped;
+  const index = join(plan.bundleDir, indexFile);
+  return !existsSync(index) || statSync(index).size === 0;
 };
 
 /**

@@ -172,7 +172,7 @@ describe('the end of a run', () => {
     }
   });
 
-  it('writes the summary a pass over the bundle makes, for a new bundle and for rows appended to one', async () => {
+  it('writes the summary a pass over the bundle makes: new, resumed with new cases, and its failures rerun', async () => {
     const suite = (ids: string[]): string =>
       `targets: [{ kind: echo }, { kind: echo, label: other }]\nprompts: ["{{ w }}"]\ntests:\n${ids
         .map((id) => `  - { id: ${id}, vars: { w: ${id} }, assert: [{ type: contains, value: "1" }] }\n`)
@@ -186,6 +186,11 @@ describe('the end of a run', () => {
     project.write('a.eval.yaml', suite(['a1', 'b', 'c1', 'd', 'e1', 'f']));
     const more = await runCli(['eval', 'run', '-q', '--resume', 'out'], { cwd: project.dir });
     expect(more.code, more.stderr).toBe(1);
+    expect(written().counts).toMatchObject({ total: 12, passed: 6, failed: 6 });
+    expect(withoutClock(written())).toEqual(withoutClock(writeSummary(project.path('out'), written().run_id)));
+    // Rows that supersede the failures the bundle held: summarised by a pass at the end.
+    const rerun = await runCli(['eval', 'run', '-q', '--rerun-failed', 'out'], { cwd: project.dir });
+    expect(rerun.code, rerun.stderr).toBe(1);
     expect(written().counts).toMatchObject({ total: 12, passed: 6, failed: 6 });
     expect(withoutClock(written())).toEqual(withoutClock(writeSummary(project.path('out'), written().run_id)));
   });
