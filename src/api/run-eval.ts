@@ -1,8 +1,11 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { bundleGroups, recordGroup } from '../bundle/groups.js';
+import { LatestFold } from '../bundle/latest-fold.js';
 import { type BundleLock, lockBundle } from '../bundle/lock.js';
 import type { RowVisitor } from '../bundle/row-visitor.js';
-import { type Summary, writeSummary } from '../bundle/summary.js';
-import { BundleWriter } from '../bundle/writer.js';
+import { type Summary, SummaryTally, saveSummary, writeSummary } from '../bundle/summary.js';
+import { BundleWriter, indexFile } from '../bundle/writer.js';
 import { InputError } from '../errors.js';
 import { submitWindow } from '../plan/case-requests.js';
 import type { Env } from '../plan/env.js';
@@ -45,8 +48,10 @@ export interface RunEvalOptions {
   /** Whether onProgress wants a full reading now; between them the follower only counts. */
   wantsProgress?: () => boolean;
   /**
-   * Readers of the bundle (given its folder) that the pass writing its summary gives the latest rows to: a report
-   * at the end of a run needs no pass of its own.
+   * Readers of the bundle (given its folder) given its latest rows with the summary: a report at the end of a run
+   * needs no pass of its own. A run whose rows supersede none the bundle held asks for them before it starts and
+   * gives them rows as they are written; if that cannot give exactly the latest rows (a row superseded one), or
+   * for any other run, it asks for fresh ones and gives them the rows in one pass at the end.
    */
   visitors?: (bundleDir: string) => readonly RowVisitor[];
   /** How often the follower reads the store while runs go on (default 200 ms); the runs' end is read at once. */
@@ -74,6 +79,11 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
  * missing) before the summary.
  */
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
+  // The summary and the report fold the rows in as they are written: the end of the run reads back none.
+  const tally = new SummaryTally();
+  const fold = foldsRows(plan)
+    ? new LatestFold(plan.bundleDir, [tally, ...(o.visitors?.(plan.bundleDir) ?? [])])
+    : undefined;
   const runner = openRunner(plan.config.runner, store, plan.maxConcurrency, plan.config.root);
   const stopping = stopOnAbort(runner, o.signal);
   const warned = warnAbout(runner, o.onWarning);
@@ -133,6 +143,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       ...(ended ? { waitEnded: (left: number, ms: number) => (halted() ? sleep(ms) : ended(left, ms)) } : {}),
       beforeReading: async () => {
         await materialiser.pull();
+        fold?.catchUp();
       },
     });
     await submitted;
@@ -140,7 +151,13 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     await warned;
     await runner.stop();
     await materialiser.complete();
-    return writeSummary(plan.bundleDir, plan.bundleRunId, await budget?.report(), o.visitors?.(plan.bundleDir));
+    const spend = await budget?.report();
+    fold?.catchUp();
+    const facts = fold?.end();
+    // Without a fold, or an inexact one (a row superseded one it had given the visitors), a pass over the bundle.
+    return facts
+      ? saveSummary(plan.bundleDir, tally.summary(plan.bundleRunId, facts, spend))
+      : writeSummary(plan.bundleDir, plan.bundleRunId, spend, o.visitors?.(plan.bundleDir));
   } catch (error) {
     // A run that fails midway (its store lost) still leaves the rows it could read and their summary.
     await warned;
@@ -154,6 +171,19 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     await runner.stop();
     materialiser.close();
   }
+};
+
+/**
+ * Whether the run's rows can be folded in as they are written, which holds while none supersedes a row the bundle
+ * held: a new bundle holds none; a selection that runs none of the cases the bundle holds (`--resume` of final
+ * rows) supersedes none. Any other run would read the bundle's rows at its start for nothing: a rerun of failures,
+ * or a suite run again into its bundle, supersedes them.
+ */
+const foldsRows = (plan: EvalRunPlan): boolean => {
+  const { selection } = plan;
+  if (selection) return selection.found === selection.skipped;
+  const index = join(plan.bundleDir, indexFile);
+  return !existsSync(index) || statSync(index).size === 0;
 };
 
 /**

@@ -10,6 +10,8 @@ export interface RowVisitor {
   visit(row: IndexRow): void;
   /** Told, once every row was given, what the pass learnt of the index besides its rows. */
   end?(index: IndexFacts): void;
+  /** It reads the bundle it is given rows of (a comparison with that bundle): give it rows once it is written. */
+  readonly afterWriting?: boolean;
 }
 
 /** What a pass learns of the index besides its rows. */

@@ -216,6 +216,13 @@ export const buildSummary = (runId: string, digest: IndexDigest, spend?: BudgetS
   return tally.summary(runId, digest, spend);
 };
 
+/** Writes summary.json atomically. */
+export const saveSummary = (dir: string, summary: Summary): Summary => {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+};
+
 /**
  * Rebuilds summary.json from the bundle's index (with the spend of a budget it ran under) and writes it atomically.
  * `visitors` are given the same rows in the same pass: the end of a run reads its index once.
@@ -227,10 +234,7 @@ export const writeSummary = (
   visitors: readonly RowVisitor[] = [],
 ): Summary => {
   const tally = new SummaryTally();
-  const summary = tally.summary(runId, visitLatest(dir, [tally, ...visitors]), spend);
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomic(join(dir, summaryFile), `${JSON.stringify(summary, null, 2)}\n`);
-  return summary;
+  return saveSummary(dir, tally.summary(runId, visitLatest(dir, [tally, ...visitors]), spend));
 };
 
 export const readSummary = (dir: string): Summary | undefined => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { BundleComparison } from '../bundle/compare-bundles.js';
 import { markdownListed } from '../bundle/export-markdown.js';
 import { type Exporter, type ExportPass, exporters } from '../bundle/exporters.js';
@@ -14,26 +15,26 @@ export const warn = (message: string): void => {
   process.stderr.write(`warning: ${message}\n`);
 };
 
+const newFailureList = (): FailureList => new FailureList(Math.max(terminalListed, markdownListed));
+
 /**
- * What the report needs of the bundle's latest rows, gathered by the pass that writes the run's summary (runEval
- * asks `visitorsFor` its bundle): the end of a run reads its index once, and keeps counts, capped lists and
- * spooled exports, never the rows.
+ * What the report needs of the bundle's latest rows, gathered with the run's summary (runEval asks `visitorsFor`
+ * its bundle and gives them the rows as they are written): the end of a run reads no index back, and keeps
+ * counts, capped lists and spooled exports, never the rows.
  */
 export class ReportRows {
   // Enough for the terminal and for a job summary.
-  readonly failures = new FailureList(Math.max(terminalListed, markdownListed));
+  failures = newFailureList();
   /** Cases grouped over their samples, for the gate and the flaky list. */
-  readonly repeats = new RepeatTally();
-  readonly comparison: BundleComparison | undefined;
+  repeats = new RepeatTally();
+  comparison: BundleComparison | undefined;
   /** The `--export` files, once the bundle is known. */
   exports: { file: string; pass: ExportPass }[] = [];
 
   private constructor(
-    compareDir: string | undefined,
+    private readonly compareDir: string | undefined,
     private readonly exporters: { file: string; exporter: Exporter }[],
-  ) {
-    this.comparison = compareDir === undefined ? undefined : new BundleComparison(compareDir, warn);
-  }
+  ) {}
 
   /** Loads the exporters `plan` names before anything runs, so the pass can start them synchronously. */
   static async of(plan: ReportPlan): Promise<ReportRows> {
@@ -43,12 +44,25 @@ export class ReportRows {
     return new ReportRows(plan.compareDir, loaded);
   }
 
-  /** The visitors of the pass over the bundle `dir`: the exports start here, named after it. */
+  /**
+   * The visitors of a pass over the bundle `dir`, fresh at each call (a run that cannot fold its rows as written
+   * asks again for its pass at the end): the exports start here, named after it.
+   */
   visitorsFor(dir: string): RowVisitor[] {
     this.close();
+    this.failures = newFailureList();
+    this.repeats = new RepeatTally();
     this.exports = this.exporters.map(({ file, exporter }) => ({ file, pass: exporter(exportSource(dir)) }));
-    const { comparison } = this;
-    return [this.failures, this.repeats, ...(comparison ? [comparison] : []), ...this.exports.map((e) => e.pass)];
+    const { compareDir } = this;
+    const comparison = compareDir === undefined ? undefined : new BundleComparison(compareDir, warn);
+    this.comparison = comparison;
+    // Compared with its own bundle, the base is read as the run leaves it: its rows come once it is written.
+    const compared: RowVisitor[] = !comparison
+      ? []
+      : resolve(compareDir as string) === resolve(dir)
+        ? [{ visit: (row) => comparison.visit(row), afterWriting: true }]
+        : [comparison];
+    return [this.failures, this.repeats, ...compared, ...this.exports.map((e) => e.pass)];
   }
 
   /** Removes what the exports spooled, written or not. */

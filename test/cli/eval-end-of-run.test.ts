@@ -6,6 +6,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toIndexRow } from '../../src/bundle/row.js';
+import { type Summary, writeSummary } from '../../src/bundle/summary.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import type { ErrorRecord } from '../../src/errors.js';
 import { caseKey } from '../../src/plan/identity.js';
@@ -169,5 +170,28 @@ describe('the end of a run', () => {
       expect(alone.code, alone.stderr).toBe(0);
       expect(read(`out/${file}`), file).toBe(read(`alone/${file}`));
     }
+  });
+
+  it('writes the summary a pass over the bundle makes: new, resumed with new cases, and its failures rerun', async () => {
+    const suite = (ids: string[]): string =>
+      `targets: [{ kind: echo }, { kind: echo, label: other }]\nprompts: ["{{ w }}"]\ntests:\n${ids
+        .map((id) => `  - { id: ${id}, vars: { w: ${id} }, assert: [{ type: contains, value: "1" }] }\n`)
+        .join('')}`;
+    project = tempProject({ 'a.eval.yaml': suite(['a1', 'b', 'c1', 'd']) });
+    const withoutClock = (summary: Summary | undefined) => ({ ...summary, updated_at: '' });
+    const written = (): Summary => JSON.parse(readFileSync(project.path('out/summary.json'), 'utf8')) as Summary;
+    const first = await runCli(['eval', 'run', '-q', '-o', 'out'], { cwd: project.dir });
+    expect(first.code, first.stderr).toBe(1);
+    expect(withoutClock(written())).toEqual(withoutClock(writeSummary(project.path('out'), written().run_id)));
+    project.write('a.eval.yaml', suite(['a1', 'b', 'c1', 'd', 'e1', 'f']));
+    const more = await runCli(['eval', 'run', '-q', '--resume', 'out'], { cwd: project.dir });
+    expect(more.code, more.stderr).toBe(1);
+    expect(written().counts).toMatchObject({ total: 12, passed: 6, failed: 6 });
+    expect(withoutClock(written())).toEqual(withoutClock(writeSummary(project.path('out'), written().run_id)));
+    // Rows that supersede the failures the bundle held: summarised by a pass at the end.
+    const rerun = await runCli(['eval', 'run', '-q', '--rerun-failed', 'out'], { cwd: project.dir });
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(written().counts).toMatchObject({ total: 12, passed: 6, failed: 6 });
+    expect(withoutClock(written())).toEqual(withoutClock(writeSummary(project.path('out'), written().run_id)));
   });
 });
