@@ -1,8 +1,13 @@
+import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
-import { startFakeModelServer } from '../support/fake-model-server.js';
-import { tempProject } from '../support/project.js';
+import {
+  type FakeModelServer,
+  type FakeModelServerOptions,
+  startFakeModelServer,
+} from '../support/fake-model-server.js';
+import { type TempProject, tempProject } from '../support/project.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
@@ -34,22 +39,40 @@ tests:
     expect(runs.map((r) => `${r.status}:${r.outcome}`).sort()).toEqual(['COMPLETED:failed', 'COMPLETED:passed']);
   });
 
-  it("gives a case's slot to the next one while its commit waits, and reports neither before it is committed", async () => {
+  /**
+   * Two cases, their prompts `words` (containing `apple` and `pear`), against a fake model on a fresh database;
+   * `admin` is the test's own connection to it.
+   */
+  const withModelCases = async (
+    words: [string, string],
+    options: FakeModelServerOptions,
+    body: (project: TempProject, model: FakeModelServer, admin: pg.Client) => Promise<void>,
+  ): Promise<void> => {
     db = await (postgres as NonNullable<typeof postgres>).create();
-    const model = await startFakeModelServer({ latencyMs: 20 });
-    const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: db.url });
+    const model = await startFakeModelServer(options);
+    const { default: postgresClient } = await import('pg');
+    const admin = new postgresClient.Client({ connectionString: db.url });
     await admin.connect();
     try {
+      const [one, two] = words;
       const p = tempProject({
         'proctor.toml': `[store]\nurl = "${db.url}"\n`,
         'a.eval.yaml': `targets: [{ kind: openai, base_url: "${model.url}", model: m, api_key: sk-test }]
 prompts: ["{{ w }}"]
 tests:
-  - { id: one, vars: { w: apple }, assert: [{ type: contains, value: apple }] }
-  - { id: two, vars: { w: pear }, assert: [{ type: contains, value: pear }] }
+  - { id: one, vars: { w: "${one}" }, assert: [{ type: contains, value: apple }] }
+  - { id: two, vars: { w: "${two}" }, assert: [{ type: contains, value: pear }] }
 `,
       });
+      await body(p, model, admin);
+    } finally {
+      await admin.end();
+      await model.close();
+    }
+  };
+
+  it("gives a case's slot to the next one while its commit waits, and reports neither before it is committed", () =>
+    withModelCases(['apple', 'pear'], { latencyMs: 20 }, async (p, model, admin) => {
       // The schema exists once the store has been opened; then results are locked against every write.
       expect((await runCli(['runs', 'list'], { cwd: p.dir })).code).toBe(0);
       await admin.query('begin');
@@ -65,28 +88,10 @@ tests:
       const run = await cli.done;
       expect(run.code, run.stderr).toBe(0);
       expect(p.read('out/index.jsonl').trim().split('\n')).toHaveLength(2);
-    } finally {
-      await admin.end();
-      await model.close();
-    }
-  });
+    }));
 
-  it('stops a case whose claim is refused (ended by another process before it started): no call, no result', async () => {
-    db = await (postgres as NonNullable<typeof postgres>).create();
-    const model = await startFakeModelServer();
-    const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: db.url });
-    await admin.connect();
-    try {
-      const p = tempProject({
-        'proctor.toml': `[store]\nurl = "${db.url}"\n`,
-        'a.eval.yaml': `targets: [{ kind: openai, base_url: "${model.url}", model: m, api_key: sk-test }]
-prompts: ["{{ w }}"]
-tests:
-  - { id: one, vars: { w: "apple [[gate]]" }, assert: [{ type: contains, value: apple }] }
-  - { id: two, vars: { w: "pear [[latency:10000]]" }, assert: [{ type: contains, value: pear }] }
-`,
-      });
+  it('stops a case whose claim is refused (ended by another process before it started): no call, no result', () =>
+    withModelCases(['apple [[gate]]', 'pear [[latency:10000]]'], {}, async (p, model, admin) => {
       const started = Date.now();
       const cli = startCli(['eval', 'run', '-q', '-j', '1', '-o', 'out'], { cwd: p.dir, timeoutMs: 60_000 });
       await eventually(async () => (model.requests.length === 1 ? true : undefined));
@@ -107,11 +112,7 @@ tests:
       expect(results.rows[0].n).toBe(1);
       const statuses = await admin.query('select status from runs order by status');
       expect(statuses.rows.map((r: { status: string }) => r.status)).toEqual(['CANCELED', 'COMPLETED']);
-    } finally {
-      await admin.end();
-      await model.close();
-    }
-  });
+    }));
 
   it('survives the server dropping every connection mid-run: no crash, a whole bundle, no run left unfinished', async () => {
     db = await (postgres as NonNullable<typeof postgres>).create();
