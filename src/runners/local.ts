@@ -222,16 +222,13 @@ export class LocalRunner implements Runner {
     // held), so a claim refused (canceled meanwhile, or taken by a reconciler) or failed only stops it, and it then
     // commits nothing. A task run's steps journal as they go: it starts once claimed.
     const claimed = request.case
-      ? this.store.claimRun(request.runId, this.owner, Date.now()).then(
-          (held) => {
+      ? this.store
+          .claimRun(request.runId, this.owner, Date.now())
+          .catch(() => false)
+          .then((held) => {
             if (!held) controller.abort();
             return held;
-          },
-          () => {
-            controller.abort();
-            return false;
-          },
-        )
+          })
       : undefined;
     const done = executeRun(request, {
       store: this.store,
