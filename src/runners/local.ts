@@ -223,7 +223,7 @@ export class LocalRunner implements Runner {
     // commits nothing. A task run's steps journal as they go: it starts once claimed.
     const claimed = request.case
       ? this.store
-          .claimRun(request.runId, this.owner, Date.now())
+          .claimRun(request.runId, this.owner, Date.now(), 'grouped')
           .catch(() => false)
           .then((held) => {
             if (!held) controller.abort();

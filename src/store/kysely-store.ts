@@ -22,6 +22,7 @@ import { ResultWatches } from './result-watch.js';
 import type { Database, JournalTable, RunsTable } from './schema.js';
 import type {
   CaseResultRecord,
+  CommitPace,
   InstanceRecord,
   JournalEntry,
   NewRun,
@@ -217,8 +218,9 @@ export class KyselyStore implements Store {
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
     private readonly sections: WriteSections<Database> = kyselySections(),
+    groupCommitMs = 0,
   ) {
-    this.batch = new WriteBatch(db, this.reconnect, sections);
+    this.batch = new WriteBatch(db, this.reconnect, sections, groupCommitMs);
     this.hot = hotQueries(db);
     this.runInserts = new RunInserts(db);
   }
@@ -242,11 +244,15 @@ export class KyselyStore implements Store {
     return this.ledger;
   }
 
-  claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean> {
-    return this.batch.run(async (db) => {
-      const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
-      return Number(result.numAffectedRows) === 1;
-    }, true);
+  claimRun(runId: string, owner: RunOwner, now: number, pace: CommitPace = 'now'): Promise<boolean> {
+    return this.batch.run(
+      async (db) => {
+        const result = await this.hot.claim(db, runId, now, owner.host, owner.pid, owner.startedAt);
+        return Number(result.numAffectedRows) === 1;
+      },
+      true,
+      pace,
+    );
   }
 
   async finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean> {
@@ -255,13 +261,18 @@ export class KyselyStore implements Store {
     const row = result ? JSON.stringify(result.row) : '';
     const drop = result && this.watches.hold(String(result.row.group_id), runId, result, row);
     try {
-      const finished = await this.batch.run(async (db) => {
-        if (!(await this.finishStatus(db, runId, finish, now))) return false;
-        // Thrown, not returned: the batch commits this write's statements together or not at all.
-        await this.insertHeld(db, finish.journal ?? []);
-        if (result) await this.insertResult(db, runId, result, row, now);
-        return true;
-      });
+      const finished = await this.batch.run(
+        async (db) => {
+          if (!(await this.finishStatus(db, runId, finish, now))) return false;
+          // Thrown, not returned: the batch commits this write's statements together or not at all.
+          await this.insertHeld(db, finish.journal ?? []);
+          if (result) await this.insertResult(db, runId, result, row, now);
+          return true;
+        },
+        false,
+        // A result's finish holds up nothing but its own report (Store.finishRun).
+        result ? 'grouped' : 'now',
+      );
       if (!finished) drop?.();
       return finished;
     } catch (error) {

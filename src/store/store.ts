@@ -209,14 +209,21 @@ export interface PruneReport {
   journalEntries: number;
 }
 
+/** How soon a write commits: `now` when its caller waits on it, `grouped` when nothing waits but its report. */
+export type CommitPace = 'now' | 'grouped';
+
 /** The durable record every runner and every reader shares. Writes that would overwrite a terminal status are no-ops. */
 export interface Store {
   createRuns(runs: readonly NewRun[]): Promise<void>;
-  /** QUEUED → RUNNING for this owner; false when the run is no longer QUEUED (canceled, taken). */
-  claimRun(runId: string, owner: RunOwner, now: number): Promise<boolean>;
+  /**
+   * QUEUED → RUNNING for this owner; false when the run is no longer QUEUED (canceled, taken). `grouped`: the
+   * caller goes on without waiting for it, so it may wait a few ms to share a commit with others.
+   */
+  claimRun(runId: string, owner: RunOwner, now: number, pace?: CommitPace): Promise<boolean>;
   /**
    * Sets a terminal status unless one is already set; false when it was. `finish.result` is committed in the
-   * same transaction, only when the status is.
+   * same transaction, only when the status is; a finish with a result holds up nothing but its own report, so
+   * it may wait a few ms to share a commit with others.
    */
   finishRun(runId: string, finish: RunFinish, now: number): Promise<boolean>;
   /** A group's committed results after `afterSeq`, in commit order, at most `limit`. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { WriteSections } from './direct-sqlite.js';
 import { type Reconnect, StoreLostError } from './reconnect.js';
+import type { CommitPace } from './store.js';
 
 type Write<DB> = (db: Kysely<DB>) => Promise<boolean>;
 
@@ -11,32 +12,55 @@ interface PendingWrite<DB> {
   reject: (error: unknown) => void;
 }
 
+/** Grouped writes pending at which they commit without waiting out the window: a commit stays a few MB. */
+const groupedCap = 256;
+
 /**
  * Commits the writes that arrive in the same tick together, in one transaction: each caller still learns
  * its own statement's result, and a hundred runs in flight cost one commit, not a hundred. A tick with a single
  * one-statement write runs it alone: the statement is its own transaction, and BEGIN and COMMIT would be two
  * more round trips to a PostgreSQL server (a queue worker's ticks mostly hold one write).
+ *
+ * Writes whose pace is `grouped` wait up to `groupMs` for others, unless a `now` write comes and takes them
+ * along: an eval case's claim and finish free no slot and hold up no step, and on SQLite a commit's cost is
+ * mostly its WAL pages, which a commit of a few more cases shares (a 5,000-case run at `-j 50`: ~970 commits
+ * at the next turn, ~230 at 20 ms, and ~7% less CPU).
  */
 export class WriteBatch<DB> {
   private pending: PendingWrite<DB>[] = [];
   private flushing: Promise<void> | undefined;
+  private scheduled: 'turn' | NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly reconnect: Reconnect,
     private readonly sections: WriteSections<DB>,
+    private readonly groupMs = 0,
   ) {}
 
   /** `oneStatement`: `write` executes a single statement, atomic without a transaction around it. */
-  run(write: Write<DB>, oneStatement = false): Promise<boolean> {
+  run(write: Write<DB>, oneStatement = false, pace: CommitPace = 'now'): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.pending.push({ write, oneStatement, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.flush());
+      this.schedule(pace === 'grouped' && this.groupMs > 0 && this.pending.length < groupedCap);
     });
+  }
+
+  private schedule(grouped: boolean): void {
+    if (this.scheduled === 'turn') return;
+    if (grouped) {
+      this.scheduled ??= setTimeout(() => void this.flush(), this.groupMs);
+      return;
+    }
+    if (this.scheduled !== undefined) clearTimeout(this.scheduled);
+    this.scheduled = 'turn';
+    setImmediate(() => void this.flush());
   }
 
   /** Commits everything queued so far (and waits for a commit already under way). */
   async flush(): Promise<void> {
+    if (this.scheduled !== undefined && this.scheduled !== 'turn') clearTimeout(this.scheduled);
+    this.scheduled = undefined;
     await this.flushing;
     const writes = this.pending;
     this.pending = [];
@@ -44,7 +68,6 @@ export class WriteBatch<DB> {
     this.flushing = this.commit(writes);
     await this.flushing;
   }
-
   private async commit(writes: PendingWrite<DB>[]): Promise<void> {
     const [only] = writes;
     if (writes.length === 1 && only?.oneStatement) {
