@@ -36,13 +36,7 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
     const target = c.target ?? 'echo';
     const key = `${c.test}-${target}`;
     const attempt = i + 1;
-    if (c.output !== undefined) {
-      const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: c.reason ?? 'no match' }] };
-      writer.writeArtifacts(key, attempt, {
-        'result.json': JSON.stringify({ output: c.output, steps: [{ stepId: 'verify', output: verify }] }),
-      });
-    }
-    writer.appendRow(
+    const row = JSON.stringify(
       toIndexRow({
         identity: { eval: c.eval ?? 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
         key,
@@ -60,6 +54,19 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
         artifacts: `cases/${key}/${attempt}`,
       }),
     );
+    if (c.output === undefined) {
+      writer.appendLines([row]);
+      return;
+    }
+    // As a run writes it: a case whose only file is its result.json is packed.
+    const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: c.reason ?? 'no match' }] };
+    writer.writeCase(
+      key,
+      attempt,
+      { 'result.json': JSON.stringify({ output: c.output, steps: [{ stepId: 'verify', output: verify }] }) },
+      row,
+    );
+    writer.flush();
   });
   writer.close();
   return dir;

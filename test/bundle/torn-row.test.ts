@@ -114,24 +114,26 @@ describe('a torn row, cut at every byte offset', () => {
         // The next writer cuts a torn tail (never a committed row) instead of gluing a newline after it, and
         // keeps a whole row that only lacks its newline.
         const writer = new BundleWriter(dir());
-        writer.appendRow(
-          toIndexRow({
-            identity: { ...appended.identity, test: 'next' },
-            key: 'next',
-            fingerprint: appended.fingerprint,
-            outcome: 'passed',
-            score: 1,
-            error: null,
-            attempts: 1,
-            durationMs: 1,
-            usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-            runId: 'r2',
-            groupId: 'g2',
-            startedAt: 0,
-            finishedAt: 1,
-            artifacts: 'cases/next/1',
-          }),
-        );
+        writer.appendLines([
+          JSON.stringify(
+            toIndexRow({
+              identity: { ...appended.identity, test: 'next' },
+              key: 'next',
+              fingerprint: appended.fingerprint,
+              outcome: 'passed',
+              score: 1,
+              error: null,
+              attempts: 1,
+              durationMs: 1,
+              usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+              runId: 'r2',
+              groupId: 'g2',
+              startedAt: 0,
+              finishedAt: 1,
+              artifacts: 'cases/next/1',
+            }),
+          ),
+        ]);
         writer.close();
         const after = readIndex(dir());
         expect(after.skipped, `after append at byte ${cut}`).toEqual([]);
