@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArtifactFileHead } from './artifact-files.js';
+import { type ArtifactFileHead, openRegularFile, readBytes, readTextHead } from './artifact-files.js';
 
 /**
  * The result.json of every case that has no other artifact, one per line, appended: a case folder costs two
@@ -42,22 +42,9 @@ export const resultAtOf = (row: unknown): ResultAt | undefined => {
   return Array.isArray(at) && at.length === 2 && isOffset(at[0]) && isOffset(at[1]) ? [at[0], at[1]] : [-1, 0];
 };
 
-const noFollow = constants.O_NOFOLLOW ?? 0;
 const newline = 0x0a;
 const openBrace = 0x7b;
 const closeBrace = 0x7d;
-
-/** Reads `length` bytes at `position`, fewer only at the end of the file. */
-const readAt = (fd: number, length: number, position: number): Buffer => {
-  const buf = Buffer.alloc(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
-};
 
 /**
  * The first `chars` characters (all without) of the packed result at `at`, reading no more of the pack than that.
@@ -67,25 +54,17 @@ const readAt = (fd: number, length: number, position: number): Buffer => {
 export const readPackedResult = (bundleDir: string, at: ResultAt, chars?: number): ArtifactFileHead | undefined => {
   const [offset, bytes] = at;
   if (offset < 0 || bytes < 2) return undefined;
-  let fd: number;
+  const pack = openRegularFile(join(bundleDir, packFile));
+  if (!pack) return undefined;
+  const { fd } = pack;
   try {
-    fd = openSync(join(bundleDir, packFile), constants.O_RDONLY | noFollow);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || offset + bytes >= stat.size) return undefined;
-    // The byte before the line (none at the start), and its last byte and newline.
-    const before = offset === 0 ? newline : readAt(fd, 1, offset - 1)[0];
-    const end = readAt(fd, 2, offset + bytes - 1);
-    if (before !== newline || end[0] !== closeBrace || end[1] !== newline) return undefined;
-    // UTF-8 takes at most 4 bytes a character: this many bytes hold `chars` characters, whatever they are.
-    const head = readAt(fd, chars === undefined ? bytes : Math.min(bytes, chars * 4), offset);
-    if (head[0] !== openBrace) return undefined;
-    // A multi-byte character cut at the end decodes as U+FFFD: dropped, it was not what the file said.
-    const text = head.toString('utf8').replace(/\uFFFD$/, '');
-    return { text: chars === undefined ? text : text.slice(0, chars), length: bytes };
+    if (offset + bytes >= pack.size) return undefined;
+    // The byte before the line (none at the start), its first and last bytes, and its newline.
+    const before = offset === 0 ? newline : readBytes(fd, 1, offset - 1)[0];
+    const first = readBytes(fd, 1, offset)[0];
+    const end = readBytes(fd, 2, offset + bytes - 1);
+    if (before !== newline || first !== openBrace || end[0] !== closeBrace || end[1] !== newline) return undefined;
+    return { text: readTextHead(fd, offset, bytes, chars), length: bytes };
   } finally {
     closeSync(fd);
   }
@@ -128,7 +107,7 @@ export class ResultPack {
     const fd = openSync(join(this.dir, packFile), 'a+');
     this.size = fstatSync(fd).size;
     // A crash's torn last line: ended, so the next line starts after a newline as every packed line does.
-    if (this.size > 0 && readAt(fd, 1, this.size - 1)[0] !== newline) {
+    if (this.size > 0 && readBytes(fd, 1, this.size - 1)[0] !== newline) {
       writeSync(fd, '\n');
       this.size++;
     }

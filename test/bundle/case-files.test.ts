@@ -4,34 +4,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { caseFiles, readCaseFile, readResultText } from '../../src/bundle/case-files.js';
 import { forEachRowHead } from '../../src/bundle/reader.js';
 import { packFile, withResultAt } from '../../src/bundle/result-pack.js';
-import { type IndexRow, toIndexRow } from '../../src/bundle/row.js';
+import type { IndexRow } from '../../src/bundle/row.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import { type TempProject, tempProject } from '../support/project.js';
+import { aRow } from './fixture.js';
 
 const projects: TempProject[] = [];
 afterAll(() => {
   for (const p of projects) p.remove();
 });
 
-const rowText = (key: string): string =>
-  JSON.stringify(
-    toIndexRow({
-      identity: { eval: 'a.eval.yaml', test: key, prompt: 'p1', target: 'echo', sample: 0 },
-      key,
-      fingerprint: 'f',
-      outcome: 'passed',
-      score: 1,
-      error: null,
-      attempts: 1,
-      durationMs: 1,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      runId: `r-${key}`,
-      groupId: 'g',
-      startedAt: 0,
-      finishedAt: 1,
-      artifacts: `cases/${key}/1`,
-    }),
-  );
+const rowText = (key: string): string => JSON.stringify(aRow(key));
 
 const resultOf = (key: string): string => JSON.stringify({ output: `answer ü ${key}`, steps: [] });
 

@@ -1,5 +1,5 @@
 import { type Exporter, type ExportSource, exportBytes } from '../../src/bundle/exporters.js';
-import { toIndexRow } from '../../src/bundle/row.js';
+import { type CaseResult, type IndexRow, toIndexRow } from '../../src/bundle/row.js';
 import { visitLatest } from '../../src/bundle/row-visitor.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import type { ErrorRecord } from '../../src/errors.js';
@@ -20,6 +20,26 @@ export interface FixtureCase {
 }
 
 const projects: TempProject[] = [];
+
+/** A passed row of `key` (test `key` on target echo), with `over` replacing any field of its result. */
+export const aRow = (key: string, over: Partial<CaseResult> = {}): IndexRow =>
+  toIndexRow({
+    identity: { eval: 'a.eval.yaml', test: key, prompt: 'p1', target: 'echo', sample: 0 },
+    key,
+    fingerprint: 'f',
+    outcome: 'passed',
+    score: 1,
+    error: null,
+    attempts: 1,
+    durationMs: 1,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    runId: `r-${key}`,
+    groupId: 'g',
+    startedAt: 0,
+    finishedAt: 1,
+    artifacts: `cases/${key}/1`,
+    ...over,
+  });
 
 /** Removes every bundle written so far: call it in afterAll. */
 export const removeBundles = (): void => {
