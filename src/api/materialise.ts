@@ -20,8 +20,9 @@ const rowsOfGroup = (dir: string, groupId: string): Set<string> => {
  * Writes one group's committed results into a bundle, in commit order: each case's result (packed, or its
  * folder of artifacts), then its row (the writer's crash-safe append), the row being the text the store holds.
  * A result this process committed is written from the copy the store held for it (`watchResults`), not read
- * back; others (a queue worker's, a dead follower's) are read from the store. A result is written once: the run ids already in the bundle are
- * skipped, so a follower killed midway and the `results pull` after it never duplicate a row.
+ * back; others (a queue worker's, a dead follower's) are read from the store. A result is written once: the run
+ * ids already in the bundle are skipped, so a follower killed midway and the `results pull` after it never
+ * duplicate a row.
  */
 export class Materialiser {
   private cursor = 0;

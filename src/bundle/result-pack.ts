@@ -14,11 +14,19 @@ export type ResultAt = readonly [offset: number, bytes: number];
 /** The row field naming a packed result's place; spliced in last, after `artifacts`. */
 export const resultAtField = 'result_at';
 
-/** Whether a result.json text can be packed: a line of its own (the store's cap adds a marker line to a cut one). */
+/**
+ * The result.json text of a case to pack: its only file, a JSON object on one line (the store's cap adds a
+ * marker line to a cut one, which keeps its folder); undefined when the case needs its folder.
+ */
 export const packable = (files: Readonly<Record<string, string>>): string | undefined => {
-  const names = Object.keys(files);
   const text = files['result.json'];
-  return names.length === 1 && text !== undefined && !text.includes('\n') ? text : undefined;
+  return text !== undefined &&
+    Object.keys(files).length === 1 &&
+    text.startsWith('{') &&
+    text.endsWith('}') &&
+    !text.includes('\n')
+    ? text
+    : undefined;
 };
 
 /**
