@@ -188,6 +188,16 @@ describe('proctor serve: runs only a bundle folder holds', () => {
       await page.getByRole('button', { name: 'preview' }).last().click();
       await expect.poll(() => page.locator('[data-testid=artifact-preview]').textContent()).toBe('hello');
       await page.screenshot({ path: path.join(shots.dir, 'bundle-case.png'), fullPage: true });
+      // A packed case: its result.json listed and previewed like a folder's file.
+      await page.goto(`${served.url}runs/g-ci/cases/k2`);
+      await page.getByText('result.json').waitFor();
+      await page.getByRole('button', { name: 'preview' }).last().click();
+      await expect
+        .poll(() => page.locator('[data-testid=artifact-preview]').textContent())
+        .toContain('"output":"second"');
+      await page.screenshot({ path: path.join(shots.dir, 'bundle-packed-case.png'), fullPage: true });
+      await page.goto(`${served.url}runs/g-ci/cases/k1`);
+      await page.getByText('stdout.txt').waitFor();
       const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k1');
       const answers = await page.evaluate(
         (paths) =>
