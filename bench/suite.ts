@@ -127,7 +127,7 @@ const lastFinished = (bundle: string): number => {
   return last;
 };
 
-const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'rss MB', 'tail ms'];
+const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'sys ms/case', 'rss MB', 'tail ms'];
 columns.push('bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
@@ -163,7 +163,14 @@ try {
         const kbPerCase = (b: number): string => (b / 1024 / n).toFixed(2);
         const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
         const tailMs = exitedAt - lastFinished(join(results, runId ?? ''));
-        cells.push(((run.cpuS * 1000) / n).toFixed(3), run.peakRssMb, tailMs, mb(bundle), kbPerCase(bundle));
+        cells.push(
+          ((run.cpuS * 1000) / n).toFixed(3),
+          ((run.sysS * 1000) / n).toFixed(3),
+          run.peakRssMb,
+          tailMs,
+          mb(bundle),
+          kbPerCase(bundle),
+        );
         cells.push(mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
         if (values.gc) {
           await timeProctor(dir, ['runs', 'gc', '--older-than', '0s']);

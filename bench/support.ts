@@ -29,6 +29,8 @@ export interface TimedRun {
   wallS: number;
   /** User + system CPU of the proctor process and the children it waited for. */
   cpuS: number;
+  /** The system part of it: what file creation and other syscalls cost. */
+  sysS: number;
   peakRssMb: number;
 }
 
@@ -48,5 +50,5 @@ export const timeProctor = async (cwd: string, args: string[], nodeArgs: string[
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   // The last line: a killed process gets a "Command terminated by signal" line before it.
   const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
-  return { code, wallS, cpuS: (user ?? 0) + (sys ?? 0), peakRssMb: Math.round((maxKb ?? 0) / 1024) };
+  return { code, wallS, cpuS: (user ?? 0) + (sys ?? 0), sysS: sys ?? 0, peakRssMb: Math.round((maxKb ?? 0) / 1024) };
 };

@@ -17,11 +17,12 @@ const rowsOfGroup = (dir: string, groupId: string): Set<string> => {
 };
 
 /**
- * Writes one group's committed results into a bundle, in commit order: each case's artifacts, then its row
- * (the writer's crash-safe append), the row being the text the store holds. A result this process committed
- * is written from the copy the store held for it (`watchResults`), not read back; others (a queue worker's,
- * a dead follower's) are read from the store. A result is written once: the run ids already in the bundle are
- * skipped, so a follower killed midway and the `results pull` after it never duplicate a row.
+ * Writes one group's committed results into a bundle, in commit order: each case's result (packed, or its
+ * folder of artifacts), then its row (the writer's crash-safe append), the row being the text the store holds.
+ * A result this process committed is written from the copy the store held for it (`watchResults`), not read
+ * back; others (a queue worker's, a dead follower's) are read from the store. A result is written once: the run
+ * ids already in the bundle are skipped, so a follower killed midway and the `results pull` after it never
+ * duplicate a row.
  */
 export class Materialiser {
   private cursor = 0;
@@ -58,22 +59,23 @@ export class Materialiser {
       // Only what this process did not commit itself is read, in one query for the page.
       const read = await this.store.readResultTexts(fresh.filter((h) => !held.get(h.runId)).map((h) => h.seq));
       const texts = new Map(read.map((r) => [r.runId, r]));
-      // A page's rows go in one append after their artifacts; those written before a failure still go in.
-      const rows: string[] = [];
+      // A page's packed results go in one write and its rows in one append after them; the cases written before
+      // a failure still go in.
+      let rows = 0;
       try {
         for (const h of heads) {
           this.cursor = h.seq;
           const r = held.get(h.runId) ?? texts.get(h.runId);
           if (!r) continue;
-          this.writer.writeArtifacts(r.caseKey, r.attempt, r.files);
-          rows.push(r.row);
+          this.writer.writeCase(r.caseKey, r.attempt, r.files, r.row);
+          rows++;
           this.written?.add(r.runId);
         }
       } finally {
-        this.writer.appendLines(rows);
-        this.count += rows.length;
+        this.writer.flush();
+        this.count += rows;
       }
-      appended += rows.length;
+      appended += rows;
       if (heads.length < pageSize) return appended;
     }
   }

@@ -48,34 +48,55 @@ export const artifactFiles = (folder: string): ArtifactFile[] => {
 const noFollow = constants.O_NOFOLLOW ?? 0;
 
 /**
+ * A regular file opened for reading without following a link (a bundle can come from anywhere), and its size;
+ * undefined when there is none. The caller closes `fd`.
+ */
+export const openRegularFile = (path: string): { fd: number; size: number } | undefined => {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | noFollow);
+  } catch {
+    return undefined;
+  }
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return { fd, size: stat.size };
+  closeSync(fd);
+  return undefined;
+};
+
+/** `length` bytes of `fd` at `position`, fewer only at the end of the file. */
+export const readBytes = (fd: number, length: number, position: number): Buffer => {
+  const buf = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+};
+
+/** The first `chars` characters (all without) of the `bytes` bytes of UTF-8 text at `position`, reading no more. */
+export const readTextHead = (fd: number, position: number, bytes: number, chars?: number): string => {
+  // UTF-8 takes at most 4 bytes a character: this many bytes hold `chars` characters, whatever they are.
+  const head = readBytes(fd, chars === undefined ? bytes : Math.min(bytes, chars * 4), position);
+  // A multi-byte character cut at the end decodes as U+FFFD: dropped, it was not what the file said.
+  const text = head.toString('utf8').replace(/\uFFFD$/, '');
+  return chars === undefined ? text : text.slice(0, chars);
+};
+
+/**
  * The first `chars` characters (all without) of the manifest file `name`, reading no more of it than that.
  * A name not in the manifest gives nothing, and the file is opened without following a link, so one swapped
  * for a symlink after listing is refused too.
  */
 export const readArtifactHead = (folder: string, name: string, chars?: number): ArtifactFileHead | undefined => {
   if (!artifactFiles(folder).some((f) => f.name === name)) return undefined;
-  let fd: number;
+  const file = openRegularFile(join(folder, name));
+  if (!file) return undefined;
   try {
-    fd = openSync(join(folder, name), constants.O_RDONLY | noFollow);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return undefined;
-    // UTF-8 takes at most 4 bytes a character: this many bytes hold `chars` characters, whatever they are.
-    const want = chars === undefined ? stat.size : Math.min(stat.size, chars * 4);
-    const buf = Buffer.alloc(want);
-    let got = 0;
-    while (got < want) {
-      const n = readSync(fd, buf, got, want - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    // A multi-byte character cut at the end decodes as U+FFFD: dropped, it was not what the file said.
-    const text = buf.toString('utf8', 0, got).replace(/\uFFFD$/, '');
-    return { text: chars === undefined ? text : text.slice(0, chars), length: stat.size };
+    return { text: readTextHead(file.fd, 0, file.size, chars), length: file.size };
   } finally {
-    closeSync(fd);
+    closeSync(file.fd);
   }
 };

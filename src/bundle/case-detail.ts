@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { readResultText } from './case-files.js';
 import type { IndexRow } from './row.js';
 
 /** One grader's verdict on a case, as its `result.json` recorded it. */
@@ -40,19 +39,12 @@ export const reasonsOf = (steps: unknown): GraderReason[] => {
 const none: CaseDetail = { output: undefined, reasons: [] };
 
 /**
- * Reads `result.json` of a row's artifacts. A bundle may come from anywhere (CI, another machine), so the file
- * is read defensively: missing, unreadable or unexpected content gives no detail rather than failing an export,
- * and an artifacts path that leaves the bundle is not followed.
+ * Reads `result.json` of a row's case (readResultText). A bundle may come from anywhere (CI, another machine), so
+ * missing, unreadable or unexpected content gives no detail rather than failing an export.
  */
 export const readCaseDetail = (dir: string, row: IndexRow): CaseDetail => {
-  if (typeof row.artifacts !== 'string') return none;
-  const file = resolve(dir, row.artifacts, 'result.json');
-  if (relative(dir, file).startsWith('..') || !existsSync(file)) return none;
-  try {
-    return parseCaseDetail(readFileSync(file, 'utf8'));
-  } catch {
-    return none;
-  }
+  const text = readResultText(dir, row);
+  return text === undefined ? none : parseCaseDetail(text);
 };
 
 /** The detail a parsed `result.json` holds; none when it is not what the engine writes. */

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Outcome } from '../records.js';
+import { resultAtField } from './result-pack.js';
 import { type IndexRow, parseRow, rowSchema } from './row.js';
 import { indexFile } from './writer.js';
 
@@ -45,13 +46,15 @@ const backslash = 0x5c;
 const closeBrace = 0x7d;
 
 // Rows this version writes start so, list key, fingerprint and outcome right after the identity, and end
-// with the artifacts folder.
+// with the artifacts folder, then a packed result's place when the case has one (result-pack.ts).
 const prefix = Buffer.from(`{"schema":"${rowSchema}","identity":{"eval":"`);
 const afterIdentity = Buffer.from('},"key":"');
 const fingerprintTag = Buffer.from(',"fingerprint":"');
 const outcomeTag = Buffer.from(',"outcome":"');
 const artifactsTag = Buffer.from(',"artifacts":"');
-const rowEnd = Buffer.from('"}');
+const resultAtTag = Buffer.from(`,"${resultAtField}":[`);
+const closeBracket = 0x5d;
+const comma = 0x2c;
 
 /**
  * The closing quote of the string value starting at `from`, or -1 if it holds an escape or does not close before
@@ -94,17 +97,39 @@ const outcomeAt = (buf: Buffer, from: number): Outcome | undefined => {
   return undefined;
 };
 
+/** Backwards from `at` over a run of digits: the index of the byte before them. */
+const beforeDigits = (buf: Buffer, at: number, start: number): number => {
+  let i = at;
+  while (i > start && (buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x39) i--;
+  return i;
+};
+
 /**
- * Whether the line ends as our rows end, with the artifacts field closing the object. A row torn anywhere
- * (even right after its outcome) lacks this end, and so does the start of one that an older writer ended
- * with a newline: a line is read by its head only when both ends are there.
+ * Where the fields of the row on `start`..`end` end: its closing brace, or the comma of a packed result's place
+ * that follows them (`,"result_at":[N,N]}`).
+ */
+const fieldsEnd = (buf: Buffer, start: number, end: number): number => {
+  const brace = end - 1;
+  if (buf[brace - 1] !== closeBracket) return brace;
+  const between = beforeDigits(buf, brace - 2, start);
+  if (between === brace - 2 || buf[between] !== comma) return brace;
+  const open = beforeDigits(buf, between - 1, start);
+  if (open === between - 1) return brace;
+  const field = open + 1 - resultAtTag.length;
+  return tagAt(buf, field, resultAtTag) ? field : brace;
+};
+
+/**
+ * Whether the line ends as our rows end, with the artifacts field closing the object (or followed only by a
+ * packed result's place). A row torn anywhere (even right after its outcome) lacks this end, and so does the
+ * start of one that an older writer ended with a newline: a line is read by its head only when both ends are there.
  */
 const endsAsRow = (buf: Buffer, start: number, end: number): boolean => {
-  if (end - start < prefix.length + artifactsTag.length + rowEnd.length || !tagAt(buf, end - rowEnd.length, rowEnd)) {
-    return false;
-  }
+  if (end - start < prefix.length + artifactsTag.length + 2 /* `"}` */ || buf[end - 1] !== closeBrace) return false;
+  const close = fieldsEnd(buf, start, end) - 1;
+  if (buf[close] !== quote) return false;
   // Backwards over the artifacts value (a short path without escapes) to its opening quote.
-  let open = end - rowEnd.length - 1;
+  let open = close - 1;
   while (open > start && buf[open] !== quote && buf[open] !== backslash) open--;
   return buf[open] === quote && tagAt(buf, open + 1 - artifactsTag.length, artifactsTag);
 };

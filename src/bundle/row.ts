@@ -1,5 +1,6 @@
 import type { ErrorRecord } from '../errors.js';
 import type { CaseIdentity, Outcome, Usage } from '../records.js';
+import type { ResultAt } from './result-pack.js';
 
 export const rowSchema = 'proctor.case/1';
 
@@ -74,9 +75,14 @@ export interface IndexRow {
   started_at: string;
   finished_at: string;
   truncated?: string[];
-  /** Last: the bundle's fast reader knows a complete row by this field closing it. */
+  /**
+   * Last but for `result_at`: the bundle's fast reader knows a complete row by this field closing it. The case's
+   * folder; a packed case (result_at) has none.
+   */
   artifacts: string;
   regrade?: RegradeSource;
+  /** Where the case's result.json is in results.jsonl, when it is packed there (result-pack.ts): spliced in last. */
+  result_at?: ResultAt;
 }
 
 export const toIndexRow = (r: CaseResult): IndexRow => ({

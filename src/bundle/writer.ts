@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { type IndexRow, parseRow } from './row.js';
+import { packable, type ResultAt, ResultPack, withResultAt } from './result-pack.js';
+import { parseRow } from './row.js';
 
 export const indexFile = 'index.jsonl';
 export const summaryFile = 'summary.json';
@@ -12,15 +13,48 @@ export const artifactDir = (key: string, attempt: number): string => `cases/${ke
 const tailChunkBytes = 64 * 1024;
 
 /**
- * Appends to one results bundle. Each case's artifacts land first, then its row with its newline, in one
- * write(2) on an O_APPEND descriptor: a crash leaves at most a torn last line, never a rewritten one.
- * The command writing a bundle holds its lock (lock.ts), so this is its only writer.
+ * Appends to one results bundle. Each case's result lands first (packed, or in its folder), then its row with
+ * its newline, in one write(2) on an O_APPEND descriptor: a crash leaves at most a torn last line, never a
+ * rewritten one, and never a row whose result is missing. The command writing a bundle holds its lock (lock.ts),
+ * so this is its only writer.
  */
 export class BundleWriter {
   private fd: number | undefined;
   private created = false;
+  private casesCreated = false;
+  private readonly pack: ResultPack;
+  /** Packed result texts of the cases written since the last flush, in order. */
+  private packed: string[] = [];
+  /** Their rows, and the other cases' rows; `packed` says which take the next place in the pack. */
+  private rows: { text: string; packed: boolean }[] = [];
 
-  constructor(readonly dir: string) {}
+  constructor(readonly dir: string) {
+    this.pack = new ResultPack(dir);
+  }
+
+  /**
+   * Writes one case execution: a case whose only file is a one-line result.json is packed (results.jsonl, its row
+   * gets `result_at`), any other gets its folder (writeArtifacts). Its row (the store's text) is appended by the
+   * next `flush`, after the packed results before it: a page of cases costs two write(2)s, not a folder each.
+   */
+  writeCase(key: string, attempt: number, files: Readonly<Record<string, string>>, row: string): void {
+    const text = packable(files);
+    if (text === undefined) this.writeArtifacts(key, attempt, files);
+    else this.packed.push(text);
+    this.rows.push({ text: row, packed: text !== undefined });
+  }
+
+  /** Appends the packed results of the cases written since the last flush in one write, then their rows in one. */
+  flush(): void {
+    const { packed, rows } = this;
+    this.packed = [];
+    this.rows = [];
+    if (rows.length === 0) return;
+    this.ensureDir();
+    const places = this.pack.append(packed);
+    let next = 0;
+    this.appendLines(rows.map((r) => (r.packed ? withResultAt(r.text, places[next++] as ResultAt) : r.text)));
+  }
 
   /**
    * Writes the artifacts of a case under `cases/<key>/<attempt>/`; `files` maps names to contents. In place, not
@@ -31,6 +65,11 @@ export class BundleWriter {
    */
   writeArtifacts(key: string, attempt: number, files: Readonly<Record<string, string>>): void {
     this.ensureDir();
+    // `cases/` only when a case has a folder: a bundle of packed results has none.
+    if (!this.casesCreated) {
+      mkdirSync(`${this.dir}/cases`, { recursive: true });
+      this.casesCreated = true;
+    }
     // One level at a time, from the known `cases/`: a recursive mkdir probes every parent first, and on a
     // busy disk each probe is a slow metadata call. Joined by hand: a key is hex and a name one component, so
     // path.join's normalising (~2.7 KB of garbage per case for its three calls) has nothing to do.
@@ -48,11 +87,11 @@ export class BundleWriter {
 
   private ensureDir(): void {
     if (this.created) return;
-    mkdirSync(join(this.dir, 'cases'), { recursive: true });
+    mkdirSync(this.dir, { recursive: true });
     this.created = true;
   }
 
-  /** Opens index.jsonl for appending (created empty if missing); appendRow opens it on first use. */
+  /** Opens index.jsonl for appending (created empty if missing); appendLines opens it on first use. */
   open(): void {
     if (this.fd !== undefined) return;
     this.ensureDir();
@@ -60,12 +99,8 @@ export class BundleWriter {
     this.settleTail(this.fd);
   }
 
-  appendRow(row: IndexRow): void {
-    this.appendLines([JSON.stringify(row)]);
-  }
-
   /**
-   * Appends rows whose artifacts are written, each as its JSON text on one line (as the store holds it), in one
+   * Appends rows whose results are written, each as its JSON text on one line (as the store holds it), in one
    * write(2): a crash tears at most the last of them.
    */
   appendLines(lines: readonly string[]): void {
@@ -105,5 +140,6 @@ export class BundleWriter {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.pack.close();
   }
 }

@@ -29,8 +29,8 @@ export interface RegradeRun {
  * target and commits no run, so its bundle is written here directly, not materialised from the store.
  */
 const recordRegrade = (writer: BundleWriter, result: CaseResult, files: Record<string, string>) => {
-  writer.writeArtifacts(result.key, 1, files);
-  writer.appendRow(toIndexRow(result));
+  writer.writeCase(result.key, 1, files, JSON.stringify(toIndexRow(result)));
+  writer.flush();
 };
 
 const regradeOne = async (
@@ -97,11 +97,16 @@ const regradeOne = async (
     regrade,
   };
   recordRegrade(writer, result, {
-    'result.json': JSON.stringify(
-      { identity: item.row.identity, outcome, score, error, output: item.output.text, regrade, grading },
-      null,
-      2,
-    ),
+    // Compact, as a run's: one line, so the bundle packs it instead of making a folder for it.
+    'result.json': JSON.stringify({
+      identity: item.row.identity,
+      outcome,
+      score,
+      error,
+      output: item.output.text,
+      regrade,
+      grading,
+    }),
   });
 };
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readResultText } from '../bundle/case-files.js';
 import { latestRows } from '../bundle/latest-rows.js';
 import type { IndexRow } from '../bundle/row.js';
 import type { RegradeItem } from '../engine/regrade.js';
@@ -42,9 +43,15 @@ interface StoredStep {
 }
 
 const storedOutput = (dir: string, row: IndexRow): RegradeItem['output'] | undefined => {
-  const file = path.join(dir, row.artifacts, 'result.json');
-  if (!existsSync(file)) return undefined;
-  const result = JSON.parse(readFileSync(file, 'utf8')) as { steps?: StoredStep[] };
+  const text = readResultText(dir, row);
+  if (text === undefined) return undefined;
+  let result: { steps?: StoredStep[] };
+  try {
+    result = JSON.parse(text) as { steps?: StoredStep[] };
+  } catch {
+    // A bundle from elsewhere may hold anything: a result that is not JSON has no output to grade.
+    return undefined;
+  }
   const prompt = result.steps?.find((s) => s.stepId === 'prompt')?.output;
   if (!prompt || typeof prompt.text !== 'string') return undefined;
   return {

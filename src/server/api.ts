@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { remember } from '../bounded-map.js';
-import { artifactFiles, caseFolder, readArtifactHead } from '../bundle/artifact-files.js';
+import { caseFiles, readCaseFile } from '../bundle/case-files.js';
 import type { Env } from '../plan/env.js';
 import type { ProjectConfig } from '../plan/spec.js';
 import { cancelGroup } from '../runners/cancel-run.js';
@@ -117,11 +117,10 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     const views = await Promise.all(
       attempts.map(async (a) => {
         if (source.bundleDir !== undefined) {
-          const folder = caseFolder(source.bundleDir, a.row.artifacts);
           const bundled = {
             ...a,
-            artifacts: folder ? artifactFiles(folder) : [],
-            result: (folder && readArtifactHead(folder, 'result.json', resultHeadChars)) || null,
+            artifacts: caseFiles(source.bundleDir, a.row),
+            result: readCaseFile(source.bundleDir, a.row, 'result.json', resultHeadChars) ?? null,
           };
           return attemptView(
             bundled,
@@ -137,8 +136,8 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     return c.json({ key, attempts: views });
   });
 
-  // A bundle's artifact: by the case's attempt and a name from its folder's manifest (regular files only),
-  // read from inside the bundle and never through a link.
+  // A bundle's artifact: by the case's attempt and a name from its manifest (a folder's regular files, or a
+  // packed result.json), read from inside the bundle and never through a link.
   app.get('/bundles/:group/cases/:key/:seq/:name', async (c) => {
     const { group, key, seq, name } = c.req.param();
     const head = headParam(c.req.query('head'));
@@ -147,8 +146,7 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
     const attempt = bundleDir
       ? (await index.caseAttemptHeads(group, key, 0)).find((a) => String(a.seq) === seq)
       : undefined;
-    const folder = attempt && bundleDir ? caseFolder(bundleDir, attempt.row.artifacts) : undefined;
-    const file = folder && readArtifactHead(folder, name, head || undefined);
+    const file = attempt && bundleDir ? readCaseFile(bundleDir, attempt.row, name, head || undefined) : undefined;
     if (!file) return c.text('no such artifact', 404);
     return artifactResponse(c, name, file, c.req.query('download') === '1');
   });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Materialiser } from '../../src/api/materialise.js';
+import { readResultText } from '../../src/bundle/case-files.js';
+import { withResultAt } from '../../src/bundle/result-pack.js';
 import type { CaseResultRecord, Store } from '../../src/store/store.js';
 import { newRun } from '../support/run-records.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
@@ -109,9 +111,12 @@ describe('materialise (sqlite)', () => {
       m.close();
     }
     const [mine, theirs] = readFileSync(join(bundle, 'index.jsonl'), 'utf8').split('\n');
-    expect(mine).toBe(JSON.stringify(result('r1').row));
-    expect(readFileSync(join(bundle, 'cases/k-r1/1/result.json'), 'utf8')).toBe('{"output":"ünï r1\\n"}');
+    // The row is the committed text with its result's place in the pack spliced in, never stringified again.
+    const text = '{"output":"ünï r1\\n"}';
+    expect(mine).toBe(withResultAt(JSON.stringify(result('r1').row), [0, Buffer.byteLength(text)]));
+    expect(readResultText(bundle, JSON.parse(mine as string))).toBe(text);
     // Another process's result is read from the store.
-    expect(theirs).toBe('{"rewritten":true}');
+    expect(theirs).toBe(`{"rewritten":true,"result_at":[${Buffer.byteLength(text) + 1},2]}`);
+    expect(readResultText(bundle, JSON.parse(theirs as string))).toBe('{}');
   });
 });

@@ -1,5 +1,5 @@
 import { type Exporter, type ExportSource, exportBytes } from '../../src/bundle/exporters.js';
-import { toIndexRow } from '../../src/bundle/row.js';
+import { type CaseResult, type IndexRow, toIndexRow } from '../../src/bundle/row.js';
 import { visitLatest } from '../../src/bundle/row-visitor.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import type { ErrorRecord } from '../../src/errors.js';
@@ -21,6 +21,26 @@ export interface FixtureCase {
 
 const projects: TempProject[] = [];
 
+/** A passed row of `key` (test `key` on target echo), with `over` replacing any field of its result. */
+export const aRow = (key: string, over: Partial<CaseResult> = {}): IndexRow =>
+  toIndexRow({
+    identity: { eval: 'a.eval.yaml', test: key, prompt: 'p1', target: 'echo', sample: 0 },
+    key,
+    fingerprint: 'f',
+    outcome: 'passed',
+    score: 1,
+    error: null,
+    attempts: 1,
+    durationMs: 1,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    runId: `r-${key}`,
+    groupId: 'g',
+    startedAt: 0,
+    finishedAt: 1,
+    artifacts: `cases/${key}/1`,
+    ...over,
+  });
+
 /** Removes every bundle written so far: call it in afterAll. */
 export const removeBundles = (): void => {
   for (const p of projects.splice(0)) p.remove();
@@ -36,13 +56,7 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
     const target = c.target ?? 'echo';
     const key = `${c.test}-${target}`;
     const attempt = i + 1;
-    if (c.output !== undefined) {
-      const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: c.reason ?? 'no match' }] };
-      writer.writeArtifacts(key, attempt, {
-        'result.json': JSON.stringify({ output: c.output, steps: [{ stepId: 'verify', output: verify }] }),
-      });
-    }
-    writer.appendRow(
+    const row = JSON.stringify(
       toIndexRow({
         identity: { eval: c.eval ?? 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: 0 },
         key,
@@ -60,6 +74,19 @@ export const writeBundle = (cases: readonly FixtureCase[]): string => {
         artifacts: `cases/${key}/${attempt}`,
       }),
     );
+    if (c.output === undefined) {
+      writer.appendLines([row]);
+      return;
+    }
+    // As a run writes it: a case whose only file is its result.json is packed.
+    const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: c.reason ?? 'no match' }] };
+    writer.writeCase(
+      key,
+      attempt,
+      { 'result.json': JSON.stringify({ output: c.output, steps: [{ stepId: 'verify', output: verify }] }) },
+      row,
+    );
+    writer.flush();
   });
   writer.close();
   return dir;

@@ -38,24 +38,26 @@ const append = (dir: string, cases: readonly Case[], groupId = 'g1'): void => {
     attempt++;
     const target = c.target ?? 'echo';
     const key = `${c.test}-${target}-${c.sample ?? 0}`;
-    writer.appendRow(
-      toIndexRow({
-        identity: { eval: 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: c.sample ?? 0 },
-        key,
-        fingerprint: c.fingerprint ?? 'f',
-        outcome: c.outcome,
-        score: c.outcome === 'passed' ? 1 : c.outcome === 'failed' ? 0.1 * (attempt % 7) : null,
-        error: null,
-        attempts: 1,
-        durationMs: 3 + ((attempt * 37) % 101),
-        usage: { inputTokens: attempt, outputTokens: 2, costUsd: 0.1 + 0.01 * (attempt % 13) },
-        runId: `r${attempt}`,
-        groupId,
-        startedAt: 0,
-        finishedAt: 10,
-        artifacts: `cases/${key}/${attempt}`,
-      }),
-    );
+    writer.appendLines([
+      JSON.stringify(
+        toIndexRow({
+          identity: { eval: 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: c.sample ?? 0 },
+          key,
+          fingerprint: c.fingerprint ?? 'f',
+          outcome: c.outcome,
+          score: c.outcome === 'passed' ? 1 : c.outcome === 'failed' ? 0.1 * (attempt % 7) : null,
+          error: null,
+          attempts: 1,
+          durationMs: 3 + ((attempt * 37) % 101),
+          usage: { inputTokens: attempt, outputTokens: 2, costUsd: 0.1 + 0.01 * (attempt % 13) },
+          runId: `r${attempt}`,
+          groupId,
+          startedAt: 0,
+          finishedAt: 10,
+          artifacts: `cases/${key}/${attempt}`,
+        }),
+      ),
+    ]);
   }
   writer.close();
 };

@@ -44,7 +44,7 @@ const bundleOf = (cases: readonly Case[]): string => {
   const dir = project.path('bundle');
   mkdirSync(dir);
   const writer = new BundleWriter(dir);
-  for (const [i, c] of cases.entries()) writer.appendRow(rowOf(c, i + 1));
+  for (const [i, c] of cases.entries()) writer.appendLines([JSON.stringify(rowOf(c, i + 1))]);
   writer.close();
   return dir;
 };

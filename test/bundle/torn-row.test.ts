@@ -5,14 +5,14 @@ import { compareRows } from '../../src/bundle/compare.js';
 import { type ExportFormat, exporters, exportFormats } from '../../src/bundle/exporters.js';
 import { latestRows } from '../../src/bundle/latest-rows.js';
 import { readIndex } from '../../src/bundle/reader.js';
-import { type IndexRow, toIndexRow } from '../../src/bundle/row.js';
+import type { IndexRow } from '../../src/bundle/row.js';
 import { buildSummary, digestIndex } from '../../src/bundle/summary.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import { readPriorResults } from '../../src/plan/prior-results.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { type TempProject, tempProject } from '../support/project.js';
-import { renderExport } from './fixture.js';
+import { aRow, renderExport } from './fixture.js';
 
 // Real rows, as the CLI writes them: a pass, a graded failure and an error (the richest row: an error object).
 let server: FakeModelServer;
@@ -114,24 +114,17 @@ describe('a torn row, cut at every byte offset', () => {
         // The next writer cuts a torn tail (never a committed row) instead of gluing a newline after it, and
         // keeps a whole row that only lacks its newline.
         const writer = new BundleWriter(dir());
-        writer.appendRow(
-          toIndexRow({
-            identity: { ...appended.identity, test: 'next' },
-            key: 'next',
-            fingerprint: appended.fingerprint,
-            outcome: 'passed',
-            score: 1,
-            error: null,
-            attempts: 1,
-            durationMs: 1,
-            usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-            runId: 'r2',
-            groupId: 'g2',
-            startedAt: 0,
-            finishedAt: 1,
-            artifacts: 'cases/next/1',
-          }),
-        );
+        writer.appendLines([
+          JSON.stringify(
+            aRow('next', {
+              identity: { ...appended.identity, test: 'next' },
+              fingerprint: appended.fingerprint,
+              runId: 'r2',
+              groupId: 'g2',
+              artifacts: 'cases/next/1',
+            }),
+          ),
+        ]);
         writer.close();
         const after = readIndex(dir());
         expect(after.skipped, `after append at byte ${cut}`).toEqual([]);

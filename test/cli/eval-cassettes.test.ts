@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` references are written into configs under test.
 // Hermetic CI: record every model call into cassettes/, stop the model, replay the run with no network.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { filesContaining } from '../support/files.js';
@@ -62,12 +62,12 @@ describe('cassettes', () => {
       expect(rows(`play-${j}`)).toEqual(rows('rec'));
     }
     const [first] = readIndex(project.path('play-1')).rows;
-    const result = JSON.parse(
-      readFileSync(join(project.path('play-1'), first?.artifacts ?? '', 'result.json'), 'utf8'),
-    );
-    const prompt = result.steps.find((s: { stepId: string }) => s.stepId === 'prompt');
-    expect(prompt.output.replayed).toBe(true);
-    expect(prompt.output.usage.costUsd).toBe(0);
+    const result = bundleResult<{
+      steps: { stepId: string; output: { replayed: boolean; usage: { costUsd: number } } }[];
+    }>(project.path('play-1'), first ?? {});
+    const prompt = result.steps.find((s) => s.stepId === 'prompt');
+    expect(prompt?.output.replayed).toBe(true);
+    expect(prompt?.output.usage.costUsd).toBe(0);
   });
 
   it('a changed prompt misses exactly its case in a strict replay, naming what differs; CI replays by default', async () => {

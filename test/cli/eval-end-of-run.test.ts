@@ -43,13 +43,7 @@ const writeBundle = (dir: string, runId: string, rows: readonly Row[], tornAfter
     };
     const key = caseKey(identity);
     const artifacts = `cases/${key}/${i + 1}`;
-    if (r.reason !== undefined) {
-      const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: r.reason }] };
-      writer.writeArtifacts(key, i + 1, {
-        'result.json': JSON.stringify({ output: `out ${r.test}`, steps: [{ stepId: 'verify', output: verify }] }),
-      });
-    }
-    writer.appendRow(
+    const row = JSON.stringify(
       toIndexRow({
         identity,
         key,
@@ -68,6 +62,14 @@ const writeBundle = (dir: string, runId: string, rows: readonly Row[], tornAfter
         artifacts,
       }),
     );
+    if (r.reason === undefined) writer.appendLines([row]);
+    else {
+      // As a run writes it: a case whose only file is its result.json is packed, its row after it.
+      const verify = { results: [{ id: 'equals', pass: false, score: 0, reason: r.reason }] };
+      const result = JSON.stringify({ output: `out ${r.test}`, steps: [{ stepId: 'verify', output: verify }] });
+      writer.writeCase(key, i + 1, { 'result.json': result }, row);
+      writer.flush();
+    }
     if (i === tornAfter) appendFileSync(`${dir}/index.jsonl`, '{"schema":"proctor.case/1","key":"torn\n');
   });
   writer.close();

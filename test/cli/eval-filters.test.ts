@@ -1,8 +1,6 @@
-// The filters promptfoo users reach for: run part of a suite, set a var for every test, load an env file.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
 
@@ -45,7 +43,7 @@ describe('eval run filters', () => {
       0,
     );
     const [row] = readIndex(onlyBundle(project)).rows;
-    const result = JSON.parse(readFileSync(join(onlyBundle(project), row?.artifacts ?? '', 'result.json'), 'utf8'));
+    const result = bundleResult(onlyBundle(project), row ?? {});
     // The prefix came from the env file: a value the run reads through a variable is kept out of the bundle.
     expect(result.output).toBe('[redacted]hello for zed');
     expect(row?.outcome).toBe('passed');

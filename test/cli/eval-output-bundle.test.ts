@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readResultText } from '../../src/bundle/case-files.js';
 import { runCli } from '../support/cli.js';
 import { tempProject } from '../support/project.js';
 
@@ -31,8 +30,7 @@ tests:
     expect(rows).toHaveLength(4);
     // Each row keeps its own artifacts: the first run's result is still the first run's.
     expect(new Set(rows.map((r) => r.artifacts)).size).toBe(4);
-    for (const row of rows)
-      expect(existsSync(join(p.path('out'), row.artifacts, 'result.json')), row.artifacts).toBe(true);
+    for (const row of rows) expect(readResultText(p.path('out'), row), row.artifacts).toBeDefined();
     p.remove();
   });
 });

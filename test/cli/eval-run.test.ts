@@ -1,8 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { filesContaining } from '../support/files.js';
@@ -65,11 +66,17 @@ describe('proctor eval run against an OpenAI-compatible server', () => {
       expect(row.usage).toMatchObject({ input_tokens: 11, output_tokens: 7, cost_usd: null });
       expect(row.identity).toMatchObject({ eval: 'a.eval.yaml', prompt: 'p1', target: 'model', sample: 0 });
       expect(row.attempts).toBe(1);
-      expect(project.exists(join(bundle, row.artifacts, 'result.json').slice(project.dir.length + 1))).toBe(true);
+      expect(bundleResult(bundle, row).outcome).toBe(row.outcome);
     }
     const summary = JSON.parse(project.read(join(bundle, 'summary.json').slice(project.dir.length + 1))) as Summary;
     expect(summary.counts).toMatchObject({ total: 2, passed: 1, failed: 1, error: 0 });
     expect(result.stdout).toContain('model');
+    // Nothing but their results: packed into results.jsonl, no folder per case; `results show` reads the failure's
+    // reason from there.
+    expect(existsSync(join(bundle, 'cases'))).toBe(false);
+    expect(rows.every((r) => Array.isArray(r.result_at))).toBe(true);
+    const show = await runCli(['results', 'show', bundle], { cwd: project.dir });
+    expect(show.stdout).toMatch(/bad .*contains: .*bye/);
   });
 
   it('retries retryable errors with backoff and never retries a graded failure', async () => {

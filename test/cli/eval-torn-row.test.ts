@@ -1,8 +1,9 @@
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { IndexRow } from '../../src/bundle/row.js';
 import type { Summary } from '../../src/bundle/summary.js';
+import { bundleResultText } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
@@ -27,13 +28,17 @@ beforeAll(async () => {
 afterAll(() => p.remove());
 
 const run = (...args: string[]) => runCli(args, { cwd: p.dir });
+/** A case's result.json in the bundle as the run wrote it. */
+const wholeResult = (key: string): string =>
+  bundleResultText(p.path('whole'), readIndex(p.path('whole')).rows.find((r) => r.key === key) ?? {});
 const warning = /1 line\(s\) of .*index\.jsonl are not complete rows \(a torn write\); ignored/;
 
 describe('a real row torn after its outcome', () => {
   const failed = () => rows.at(-1) as string;
   const cuts = {
     'right after the outcome': () => failed().indexOf('"outcome":"failed"') + '"outcome":"failed"'.length,
-    'inside the artifacts path': () => failed().length - 4,
+    'inside the artifacts path': () => failed().indexOf('"artifacts":"') + '"artifacts":"cases/'.length,
+    'inside its result place': () => failed().length - 4,
     'one byte short': () => failed().length - 1,
   };
   for (const [name, at] of Object.entries(cuts)) {
@@ -70,23 +75,27 @@ describe('a real row torn after its outcome', () => {
       expect(after.rows.map((r) => r.identity.test).sort()).toEqual(['bad', 'one', 'two']);
       const summary = JSON.parse(readFileSync(p.path('out/summary.json'), 'utf8')) as Summary;
       expect(summary).toMatchObject({ counts: { total: 3, passed: 2, failed: 1 }, skipped_lines: 0 });
-      const bad = after.rows.find((r) => r.identity.test === 'bad') as IndexRow;
-      expect(bad).toEqual(JSON.parse(failed()) as IndexRow);
+      // The same row, its result packed again after what the bundle held.
+      const { result_at: _, ...bad } = after.rows.find((r) => r.identity.test === 'bad') as IndexRow;
+      const { result_at: __, ...was } = JSON.parse(failed()) as IndexRow;
+      expect(bad).toEqual(was);
+      expect(after.rows.map((r) => bundleResultText(p.path('out'), r))).toEqual(
+        after.rows.map((r) => wholeResult(r.key)),
+      );
     });
   }
 });
 
-// The bundle writer writes artifacts in place (no temporary file and rename): a crash while a case's result.json
-// is written leaves it torn, but its row is appended only after, so no reader meets it, and the store's copy
-// replaces it whole.
-describe('a result.json torn mid-write, its row never appended', () => {
-  it('is read by nothing; --resume writes the committed result over it, whole', async () => {
+// The bundle writer packs a page's results in one write, then appends their rows: a crash between the two (or
+// during the first) leaves bytes at the end of results.jsonl that no row names. The next writer starts on a line
+// of its own after them, and the rows it writes name their results there.
+describe('torn bytes at the end of results.jsonl, no row for them', () => {
+  it('are read by nothing; --resume appends after them and every row reads its result', async () => {
     rmSync(p.path('out'), { recursive: true, force: true });
     cpSync(p.path('whole'), p.path('out'), { recursive: true });
     const failed = JSON.parse(rows.at(-1) as string) as IndexRow;
-    const result = `${failed.artifacts}/result.json`;
-    const whole = p.read(`whole/${result}`);
-    writeFileSync(p.path(`out/${result}`), whole.slice(0, whole.length / 2));
+    const torn = wholeResult(failed.key);
+    appendFileSync(p.path('out/results.jsonl'), torn.slice(0, torn.length / 2));
     writeFileSync(p.path('out/index.jsonl'), `${rows.slice(0, -1).join('\n')}\n`);
 
     const show = await run('results', 'show', 'out');
@@ -95,16 +104,17 @@ describe('a result.json torn mid-write, its row never appended', () => {
     expect(show.stdout).not.toMatch(/bad/);
     const json = JSON.parse((await run('results', 'show', 'out', '--json')).stdout) as Summary;
     expect(json).toMatchObject({ counts: { total: 2, passed: 2, failed: 0 }, skipped_lines: 0 });
-    const exported = await run('results', 'export', 'out', '--format', 'jsonl');
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout.trimEnd().split('\n')).toHaveLength(2);
 
     const resumed = await run('eval', 'run', '--resume', 'out');
     expect(resumed.stderr).toContain('1 committed result(s) written from the store');
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(p.read(`out/${result}`)).toBe(whole);
-    expect(readIndex(p.path('out')).rows.find((r) => r.identity.test === 'bad')).toEqual(failed);
-    // The failure's reason comes from result.json: read whole now that its row names it.
+    const after = readIndex(p.path('out')).rows;
+    expect(after.map((r) => r.identity.test).sort()).toEqual(['bad', 'one', 'two']);
+    for (const r of after) expect(bundleResultText(p.path('out'), r), r.identity.test).toBe(wholeResult(r.key));
+    // Its result was packed after the torn bytes, on a line of its own.
+    const bad = after.find((r) => r.identity.test === 'bad') as IndexRow;
+    expect(bad.result_at?.[0]).toBeGreaterThan(readFileSync(p.path('whole/results.jsonl')).length + torn.length / 2);
+    // The failure's reason comes from its result.json.
     expect((await run('results', 'show', 'out')).stdout).toMatch(/bad/);
   });
 });

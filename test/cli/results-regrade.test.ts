@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { Summary } from '../../src/bundle/summary.js';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { tempProject } from '../support/project.js';
@@ -68,13 +68,13 @@ tests:
       expect(rows.get('paris')?.usage.judge?.cost_usd).toBeCloseTo((10 * 1 + 5 * 2) / 1e6, 12);
       const summary = JSON.parse(readFileSync(p.path('.proctor/results/second/summary.json'), 'utf8')) as Summary;
       expect(summary.counts).toMatchObject({ passed: 1, failed: 1 });
-      const grading = JSON.parse(
-        readFileSync(
-          join(p.path('.proctor/results/second'), rows.get('paris')?.artifacts ?? '', 'result.json'),
-          'utf8',
-        ),
-      ) as { grading: { judgeCalls: Record<string, { prompt: string }[]> } };
+      const grading = bundleResult<{ grading: { judgeCalls: Record<string, { prompt: string }[]> } }>(
+        p.path('.proctor/results/second'),
+        rows.get('paris') ?? {},
+      );
       expect(grading.grading.judgeCalls['llm-rubric']?.[0]?.prompt).toContain('Paris');
+      // Both bundles pack their results: the outputs graded again were read from the first one's pack.
+      for (const b of ['first', 'second']) expect(existsSync(p.path(`.proctor/results/${b}/cases`)), b).toBe(false);
 
       const compare = await runCli(['results', 'compare', 'first', 'second'], { cwd: p.dir });
       expect(compare.stdout).toMatch(/fixed \(1\)[\s\S]*paris/);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIndex } from '../../src/bundle/reader.js';
 import type { IndexRow } from '../../src/bundle/row.js';
 import type { Summary } from '../../src/bundle/summary.js';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { type FakeModelServer, type FakeReply, startFakeModelServer } from '../support/fake-model-server.js';
 import { onlyBundle, tempProject } from '../support/project.js';
@@ -139,9 +140,9 @@ tests:
 
       // The judge prompt and raw reply are kept in the case's result.
       const json = rows.get('json') as IndexRow;
-      const result = JSON.parse(readFileSync(join(bundle, json.artifacts, 'result.json'), 'utf8')) as {
+      const result = bundleResult<{
         steps: { stepId: string; output: { judgeCalls?: Record<string, { prompt: string; reply: string }[]> } }[];
-      };
+      }>(bundle, json);
       const calls = result.steps.find((s) => s.stepId === 'verify')?.output.judgeCalls?.['llm-rubric'];
       expect(calls?.[0]?.prompt).toContain('<rubric>is polite</rubric>');
       expect(calls?.[0]?.reply).toContain('"pass": true');
@@ -344,9 +345,9 @@ tests: [{ assert: [{ type: llm-rubric, value: x, samples: 0 }] }]
       // Every ask is kept and counted as judge spend.
       const rubric = rows.get('rubric') as IndexRow;
       expect(rubric.usage.judge?.input_tokens).toBe(3 * 200);
-      const result = JSON.parse(readFileSync(join(onlyBundle(p), rubric.artifacts, 'result.json'), 'utf8')) as {
+      const result = bundleResult<{
         steps: { stepId: string; output: { judgeCalls?: Record<string, { reply: string }[]> } }[];
-      };
+      }>(onlyBundle(p), rubric);
       const calls = result.steps.find((s) => s.stepId === 'verify')?.output.judgeCalls?.['llm-rubric'];
       expect(calls).toHaveLength(3);
 

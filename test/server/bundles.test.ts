@@ -1,7 +1,8 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordGroup } from '../../src/bundle/groups.js';
+import { withResultAt } from '../../src/bundle/result-pack.js';
 import { type CaseResult, toIndexRow } from '../../src/bundle/row.js';
 import { BundleWriter } from '../../src/bundle/writer.js';
 import { launchChromium, screenshotDir } from '../support/browser.js';
@@ -48,19 +49,22 @@ beforeAll(async () => {
   const w = new BundleWriter(ci);
   w.writeArtifacts('k1', 1, { 'result.json': resultJson('bundle answer'), 'stdout.txt': 'hello' });
   symlinkSync(project.path('secret.txt'), path.join(ci, 'cases/k1/1/leak.txt'));
-  w.appendRow(aRow('g-ci', 'k1', 'passed'));
-  w.writeArtifacts('k2', 1, { 'result.json': resultJson('second') });
-  w.appendRow(aRow('g-ci', 'k2', 'failed'));
+  w.appendLines([JSON.stringify(aRow('g-ci', 'k1', 'passed'))]);
+  // A case with nothing but its result: packed, no folder.
+  w.writeCase('k2', 1, { 'result.json': resultJson('second') }, JSON.stringify(aRow('g-ci', 'k2', 'failed')));
+  w.flush();
   // A row whose artifacts path leaves the bundle, and one whose case folder is a link out of it.
-  w.appendRow(aRow('g-ci', 'k3', 'failed', '../../..'));
+  w.appendLines([JSON.stringify(aRow('g-ci', 'k3', 'failed', '../../..'))]);
   mkdirSync(path.join(ci, 'cases/k4'), { recursive: true });
   symlinkSync(project.path('outside'), path.join(ci, 'cases/k4/1'));
-  w.appendRow(aRow('g-ci', 'k4', 'passed'));
+  w.appendLines([JSON.stringify(aRow('g-ci', 'k4', 'passed'))]);
+  // A packed result's place out of the pack (a bundle can come from anywhere): no result, not an error.
+  w.appendLines([withResultAt(JSON.stringify(aRow('g-ci', 'k5', 'passed')), [1_000_000, 40])]);
   w.close();
   // The store's own run has its bundle too: it is listed once, from the store.
   const own = project.path('.proctor/results/g-store');
   recordGroup(own, 'g-store');
-  new BundleWriter(own).appendRow(aRow('g-store', 'bundled-only', 'failed'));
+  new BundleWriter(own).appendLines([JSON.stringify(aRow('g-store', 'bundled-only', 'failed'))]);
   writeFileSync(project.path('.proctor/results/not-a-bundle.txt'), 'x');
   served = await serveExplorer(project.dir);
 });
@@ -87,9 +91,9 @@ describe('proctor serve: runs only a bundle folder holds', () => {
     }>('/api/v1/runs');
     expect(runs.map((r) => r.groupId).sort()).toEqual(['g-ci', 'g-store']);
     expect(runs.find((r) => r.groupId === 'g-ci')).toMatchObject({
-      total: 4,
-      passed: 2,
-      cost: { targetUsd: 2, judgeUsd: null },
+      total: 5,
+      passed: 3,
+      cost: { targetUsd: 2.5, judgeUsd: null },
       // When it ran, from its rows, not when the explorer indexed it.
       startedAt: 1_700_000_000_000,
     });
@@ -98,7 +102,7 @@ describe('proctor serve: runs only a bundle folder holds', () => {
     expect(page.rows.map((r) => r.caseKey)).toEqual(['k2', 'k3']);
     // A store run compares with a bundle run: each side is read where it lives.
     const { counts } = await get<{ counts: Record<string, number> }>('/api/v1/compare?base=g-store&head=g-ci');
-    expect(counts).toMatchObject({ common: 0, only_in_base: 1, only_in_head: 4 });
+    expect(counts).toMatchObject({ common: 0, only_in_base: 1, only_in_head: 5 });
   });
 
   it('shows a case from its bundle folder and serves its artifacts by manifest name', async () => {
@@ -121,6 +125,36 @@ describe('proctor serve: runs only a bundle folder holds', () => {
       '{"out',
       String(resultJson('bundle answer').length),
     ]);
+  });
+
+  it('shows a packed case from the bundle pack: its result.json listed, previewed and downloaded whole', async () => {
+    expect(existsSync(path.join(project.path('.proctor/results/ci-run'), 'cases/k2'))).toBe(false);
+    const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k2');
+    const [a] = attempts;
+    expect(a?.output?.text).toBe('second');
+    expect(a?.graders.map((g) => g.id)).toEqual(['eq']);
+    expect(a?.artifacts).toEqual([{ name: 'result.json', size: resultJson('second').length }]);
+    const url = new URL(a?.artifactsUrl ?? '', served.url).pathname;
+    const head = await rawRequest(served.port, `${url}/result.json?head=5`);
+    expect([head.status, head.body, head.headers['x-artifact-length']]).toEqual([
+      200,
+      '{"out',
+      String(resultJson('second').length),
+    ]);
+    const whole = await rawRequest(served.port, `${url}/result.json?download=1`);
+    expect([whole.status, whole.body, whole.headers['content-disposition']]).toEqual([
+      200,
+      resultJson('second'),
+      'attachment; filename="result.json"',
+    ]);
+    expect((await rawRequest(served.port, `${url}/stdout.txt`)).status).toBe(404);
+  });
+
+  it('reads a packed result whose place is out of the pack as none', async () => {
+    const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k5');
+    expect([attempts[0]?.artifacts, attempts[0]?.result, attempts[0]?.output]).toEqual([[], null, null]);
+    const url = new URL(attempts[0]?.artifactsUrl ?? '', served.url).pathname;
+    expect((await rawRequest(served.port, `${url}/result.json`)).status).toBe(404);
   });
 
   it('refuses traversal, encoded slashes, absolute paths and symlinks out of the bundle with 404', async () => {
@@ -154,6 +188,16 @@ describe('proctor serve: runs only a bundle folder holds', () => {
       await page.getByRole('button', { name: 'preview' }).last().click();
       await expect.poll(() => page.locator('[data-testid=artifact-preview]').textContent()).toBe('hello');
       await page.screenshot({ path: path.join(shots.dir, 'bundle-case.png'), fullPage: true });
+      // A packed case: its result.json listed and previewed like a folder's file.
+      await page.goto(`${served.url}runs/g-ci/cases/k2`);
+      await page.getByText('result.json').waitFor();
+      await page.getByRole('button', { name: 'preview' }).last().click();
+      await expect
+        .poll(() => page.locator('[data-testid=artifact-preview]').textContent())
+        .toContain('"output":"second"');
+      await page.screenshot({ path: path.join(shots.dir, 'bundle-packed-case.png'), fullPage: true });
+      await page.goto(`${served.url}runs/g-ci/cases/k1`);
+      await page.getByText('stdout.txt').waitFor();
       const { attempts } = await get<CaseView>('/api/v1/runs/g-ci/cases/k1');
       const answers = await page.evaluate(
         (paths) =>

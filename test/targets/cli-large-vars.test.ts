@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { tempProject } from '../support/project.js';
 
@@ -50,8 +51,7 @@ tests:
       .map((l) => JSON.parse(l) as Row);
     const output = (test: string): string => {
       const row = rows.find((x) => x.identity.test === test) as Row;
-      return (JSON.parse(readFileSync(join(bundle, row.artifacts, 'result.json'), 'utf8')) as { output: string })
-        .output;
+      return bundleResult<{ output: string }>(bundle, row).output;
     };
     expect(
       rows.map((x) => [x.identity.test, x.outcome, x.attempts]),

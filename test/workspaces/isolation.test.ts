@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { gitRepo } from '../support/git-repo.js';
 import { tempProject } from '../support/project.js';
@@ -23,8 +24,7 @@ const rowsAndOutputs = (dir: string): { row: Row; output: string }[] => {
     .map((l) => JSON.parse(l) as Row)
     .map((row) => ({
       row,
-      output: (JSON.parse(readFileSync(join(bundle, row.artifacts, 'result.json'), 'utf8')) as { output: string })
-        .output,
+      output: bundleResult<{ output: string }>(bundle, row).output,
     }));
 };
 

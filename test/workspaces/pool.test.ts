@@ -94,6 +94,9 @@ describe('pooled workspaces', () => {
     expect(diff).toContain('--- a/app/src/b.txt');
     expect(diff).toContain('--- a/keep.md');
     expect(JSON.parse(bundleFile(p.dir, all[0] as Row, 'workspace.files.json')).files['notes.md']).not.toBe('notes\n');
+    // A case with files besides its result keeps its folder, its result.json in it, and no place in the pack.
+    expect(outputOf(p.dir, all[0] as Row)).toMatch(/^CLEAN/);
+    expect(all.some((row) => 'result_at' in row)).toBe(false);
     expect(leftovers(p.dir)).toEqual([]);
     p.remove();
   });
