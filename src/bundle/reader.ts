@@ -302,7 +302,8 @@ export const readRowsAt = (dir: string, places: readonly { offset: number; lengt
     return places.map(({ offset, length }) => {
       const buf = Buffer.alloc(length);
       readSync(fd, buf, 0, length, offset);
-      return JSON.parse(buf.toString('utf8')) as IndexRow;
+      // Read as a row before (a RowHead's place), so parsed as one again.
+      return parseRow(buf.toString('utf8')) as IndexRow;
     });
   } finally {
     closeSync(fd);

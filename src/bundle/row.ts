@@ -107,13 +107,18 @@ export const toIndexRow = (r: CaseResult): IndexRow => ({
 
 /** A line of index.jsonl as a row, or undefined when it is not one (not JSON, or torn by a crash mid-write). */
 export const parseRow = (line: string): IndexRow | undefined => {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(line);
-    const row = value as IndexRow;
-    return typeof value === 'object' && value !== null && typeof row.key === 'string' && typeof row.outcome === 'string'
-      ? row
-      : undefined;
+    value = JSON.parse(line);
   } catch {
     return undefined;
   }
+  const row = value as IndexRow;
+  if (typeof value !== 'object' || value === null || typeof row.key !== 'string' || typeof row.outcome !== 'string')
+    return undefined;
+  // Every row this version writes has its usage; one edited by hand or written by another tool may not, and
+  // counts as spending what is unknown rather than failing every reader that adds it up.
+  if (typeof row.usage !== 'object' || row.usage === null)
+    row.usage = { input_tokens: 0, output_tokens: 0, cost_usd: null };
+  return row;
 };

@@ -1,5 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { forEachRowHead } from '../../src/bundle/reader.js';
+import { writeSummary } from '../../src/bundle/summary.js';
 import { removeBundles, writeBundle } from './fixture.js';
 
 afterAll(removeBundles);
@@ -18,5 +21,22 @@ describe('forEachRowHead', () => {
     const again: (string | undefined)[] = [];
     forEachRowHead(bundleOf(['b.eval.yaml', 'a.eval.yaml']), (head) => again.push(head.evalPath));
     expect(again).toEqual(['b.eval.yaml', 'a.eval.yaml']);
+  });
+});
+
+describe('a row without usage (a bundle edited by hand, or written by another tool)', () => {
+  it('is tallied with its spend unknown, not a crash of the summary', () => {
+    const dir = writeBundle([
+      { test: 't0', outcome: 'passed' },
+      { test: 't1', outcome: 'failed' },
+    ]);
+    const index = join(dir, 'index.jsonl');
+    const [first, second] = readFileSync(index, 'utf8').trim().split('\n');
+    const bare = JSON.parse(first as string) as Record<string, unknown>;
+    delete bare.usage;
+    writeFileSync(index, `${JSON.stringify(bare)}\n${second}\n`);
+    const summary = writeSummary(dir, 'r');
+    expect(summary.counts).toMatchObject({ passed: 1, failed: 1 });
+    expect(summary.usage.cost_usd).toBeNull();
   });
 });
