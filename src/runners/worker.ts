@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { executeRun, released } from '../engine/execute-run.js';
 import { ProjectFiles } from '../engine/project-files.js';
 import { Services } from '../engine/services.js';
-import type { Claim, ClaimedRun, Commit } from '../store/queue-ledger.js';
+import type { Claim, Commit } from '../store/queue-ledger.js';
 import type { Store } from '../store/store.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
 import { currentOwner } from './owner.js';
