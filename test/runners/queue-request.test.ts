@@ -5,16 +5,6 @@ import type { TaskSpec } from '../../src/engine/task.js';
 import type { JsonObject } from '../../src/records.js';
 import { type QueuedRequest, queuedRequest, requestOf } from '../../src/runners/queue-request.js';
 
-const verifyConfig = {
-  verifierId: 'main',
-  aggregate: 'weighted_average' as const,
-  threshold: 1,
-  baseDir: '.',
-  test: 't',
-  assert: [{ kind: 'contains' as const, negate: false, weight: 1, required: false, config: { value: 'x' } }],
-  judges: {},
-};
-
 /** A value as it comes back from the store: plain JSON, no object it shares with the submitter's. */
 const stored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
@@ -26,7 +16,14 @@ describe('a queued request', () => {
       steps: [
         // As a task file writes it: its defaults (env, background) are applied by parsing.
         { id: 'setup', type: 'exec', config: { command: 'true' } },
-        { id: 'verify', type: 'verify', config: builtConfig(steps.verify, { ...verifyConfig }) },
+        {
+          id: 'prompt',
+          type: 'prompt',
+          config: builtConfig(steps.prompt, {
+            target: { label: 'echo', kind: 'echo', config: {}, baseDir: '.' },
+            prompt: 'hello',
+          }),
+        },
       ],
     };
     const work = stored(queuedRequest({ groupId: 'g', task, context: {}, retries: 2, metadata: {} }));
@@ -34,8 +31,8 @@ describe('a queued request', () => {
     const spec = stored(task) as unknown as JsonObject;
     const run = { groupId: 'g', instanceId: 'i', target: null, metadata: {}, spec, context: {}, startStep: null };
     const req = requestOf('r', { ...run, first: true }, work as QueuedRequest);
-    const [setup, verify] = req.task.steps;
-    expect(stepConfig(steps.verify, verify?.config ?? {})).toBe(verify?.config);
+    const [setup, prompt] = req.task.steps;
+    expect(stepConfig(steps.prompt, prompt?.config ?? {})).toBe(prompt?.config);
     const parsed = stepConfig(steps.exec, setup?.config ?? {});
     expect(parsed).not.toBe(setup?.config);
     expect(parsed).toMatchObject({ command: 'true', env: {}, background: false });
