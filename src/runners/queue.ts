@@ -2,13 +2,13 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { runSecrets, storedRequest } from '../engine/redact.js';
-import type { RunRequest } from '../engine/task.js';
 import { instanceIdFor } from '../ids.js';
 import type { JsonObject } from '../records.js';
 import { sleep } from '../sleep.js';
 import { isTerminal, type RunRecord, type Store } from '../store/store.js';
 import type { RunnerKindDef } from './kind.js';
 import { connectRedis, dispatch, loadQueueClient, openQueue, readRateLimits } from './queue-jobs.js';
+import { queuedRequest } from './queue-request.js';
 import { evictionWarning } from './redis-policy.js';
 import type { RateLimited, Runner, SubmitRequest, Submitted } from './runner.js';
 
@@ -38,12 +38,6 @@ const queueConfig = z
   }));
 
 export type QueueConfig = z.output<typeof queueConfig>;
-
-/** The part of a request a worker cannot read from the run and its instance. */
-export interface QueuedRequest {
-  retries: number;
-  case?: RunRequest['case'];
-}
 
 /** How long a cancel or a follower's stop waits, by default, for workers to abort their running cases. */
 const defaultCancelWaitMs = 5000;
@@ -84,7 +78,6 @@ export class QueueRunner implements Runner {
     const runs = requests.map((r) => {
       const runId = r.runId ?? `${r.groupId}.${++this.seq}`;
       const instanceId = r.instanceId ?? instanceIdFor(r.task.id, runId);
-      const work: QueuedRequest = { retries: r.retries, ...(r.case ? { case: r.case } : {}) };
       this.groups.add(r.groupId);
       return {
         runId,
@@ -95,7 +88,7 @@ export class QueueRunner implements Runner {
         caseKey: r.case?.key,
         ...storedRequest(r, runSecrets(process.env, r)),
         startStep: r.startStep,
-        queue: { pool: this.config.pool, limits: r.limits ?? [], work: work as unknown as JsonObject },
+        queue: { pool: this.config.pool, limits: r.limits ?? [], work: queuedRequest(r) as unknown as JsonObject },
       };
     });
     await this.store.createRuns(runs);

@@ -3,12 +3,11 @@ import type { Redis } from 'ioredis';
 import { executeRun, released } from '../engine/execute-run.js';
 import { ProjectFiles } from '../engine/project-files.js';
 import { Services } from '../engine/services.js';
-import type { RunRequest } from '../engine/task.js';
-import type { Claim, ClaimedRun, Commit } from '../store/queue-ledger.js';
+import type { Claim, Commit } from '../store/queue-ledger.js';
 import type { Store } from '../store/store.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
 import { currentOwner } from './owner.js';
-import type { QueueConfig, QueuedRequest } from './queue.js';
+import type { QueueConfig } from './queue.js';
 import {
   connectRedis,
   dispatch,
@@ -18,21 +17,8 @@ import {
   queueName,
   sendJobs,
 } from './queue-jobs.js';
+import { type QueuedRequest, requestOf } from './queue-request.js';
 import { evictionWarning } from './redis-policy.js';
-
-/** The run as its submitter gave it, from the claim alone: `${ENV}` in its targets resolves from this process. */
-const requestOf = (runId: string, run: ClaimedRun, work: QueuedRequest): RunRequest => ({
-  runId,
-  groupId: run.groupId,
-  instanceId: run.instanceId,
-  task: run.spec as unknown as RunRequest['task'],
-  context: run.context,
-  retries: work.retries,
-  metadata: run.metadata,
-  ...(run.target !== null ? { target: run.target } : {}),
-  ...(work.case ? { case: work.case } : {}),
-  ...(run.startStep !== null ? { startStep: run.startStep } : {}),
-});
 
 type ClaimedAttempt = Extract<Claim, { kind: 'claimed' }>;
 
