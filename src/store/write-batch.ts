@@ -68,6 +68,7 @@ export class WriteBatch<DB> {
     this.flushing = this.commit(writes);
     await this.flushing;
   }
+
   private async commit(writes: PendingWrite<DB>[]): Promise<void> {
     const [only] = writes;
     if (writes.length === 1 && only?.oneStatement) {
