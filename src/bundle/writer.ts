@@ -23,10 +23,8 @@ export class BundleWriter {
   private created = false;
   private casesCreated = false;
   private readonly pack: ResultPack;
-  /** Packed result texts of the cases written since the last flush, in order. */
-  private packed: string[] = [];
-  /** Their rows, and the other cases' rows; `packed` says which take the next place in the pack. */
-  private rows: { text: string; packed: boolean }[] = [];
+  /** The cases written since the last flush, in order: each one's row and, when packed, its result.json text. */
+  private pending: { row: string; packed?: string }[] = [];
 
   constructor(readonly dir: string) {
     this.pack = new ResultPack(dir);
@@ -38,22 +36,22 @@ export class BundleWriter {
    * next `flush`, after the packed results before it: a page of cases costs two write(2)s, not a folder each.
    */
   writeCase(key: string, attempt: number, files: Readonly<Record<string, string>>, row: string): void {
-    const text = packable(files);
-    if (text === undefined) this.writeArtifacts(key, attempt, files);
-    else this.packed.push(text);
-    this.rows.push({ text: row, packed: text !== undefined });
+    const packed = packable(files);
+    if (packed === undefined) this.writeArtifacts(key, attempt, files);
+    this.pending.push(packed === undefined ? { row } : { row, packed });
   }
 
   /** Appends the packed results of the cases written since the last flush in one write, then their rows in one. */
   flush(): void {
-    const { packed, rows } = this;
-    this.packed = [];
-    this.rows = [];
-    if (rows.length === 0) return;
+    const cases = this.pending;
+    this.pending = [];
+    if (cases.length === 0) return;
     this.ensureDir();
-    const places = this.pack.append(packed);
+    const places = this.pack.append(cases.flatMap((c) => (c.packed === undefined ? [] : [c.packed])));
     let next = 0;
-    this.appendLines(rows.map((r) => (r.packed ? withResultAt(r.text, places[next++] as ResultAt) : r.text)));
+    this.appendLines(
+      cases.map((c) => (c.packed === undefined ? c.row : withResultAt(c.row, places[next++] as ResultAt))),
+    );
   }
 
   /**
