@@ -8,6 +8,10 @@
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
 // the size of the results bundle and of the store, and the tail: from the last case finishing (the latest
 // `finished_at` in index.jsonl) to the process's exit, what the end of a run (summary, report) costs.
+// Before each run, `floor s` is what the server and the machine allow any client: the same N prompts sent J at a
+// time by Proctor's HTTP client alone (src/targets/http-fetch.ts, in this process), from the first request to the
+// last reply. Under load the fake server's replies come later than its latency (it shares the cores), so
+// `wall/floor` is Proctor's own share: its start, its end, and what its work per case delays the replies.
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
 // --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
 // runs' step state. --keep leaves each project (its store and bundle) in place and prints where.
@@ -15,6 +19,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { httpRequest } from '../src/targets/http-fetch.js';
 import { root, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
@@ -50,7 +55,9 @@ const phrase = (seed: number, length: number): string => {
 };
 
 const prompt = 'Ticket {{ ref }} from {{ customer }} about {{ topic }}: {{ body }}';
-const writeSuite = (dir: string, n: number, url: string): void => {
+/** Writes the suite; returns each test's prompt as Proctor renders it. */
+const writeSuite = (dir: string, n: number, url: string): string[] => {
+  const prompts: string[] = [];
   const tests = Array.from({ length: n }, (_, i) => {
     const vars = {
       ref: `REF-${i}`,
@@ -58,7 +65,8 @@ const writeSuite = (dir: string, n: number, url: string): void => {
       topic: phrase(i * 7, 3),
       body: phrase(i * 13, 12 + (i % 30)),
     };
-    const answer = `echo: Ticket ${vars.ref} from ${vars.customer} about ${vars.topic}: ${vars.body}`;
+    prompts.push(`Ticket ${vars.ref} from ${vars.customer} about ${vars.topic}: ${vars.body}`);
+    const answer = `echo: ${prompts[i]}`;
     return JSON.stringify({
       id: `t${i}`,
       vars,
@@ -74,6 +82,25 @@ const writeSuite = (dir: string, n: number, url: string): void => {
     `targets:\n  - { kind: openai, base_url: "${url}", model: fake, api_key: bench }\n` +
       `prompts: ["${prompt}"]\ntests: file://tests.jsonl\n`,
   );
+  return prompts;
+};
+
+/** Seconds from the first request to the last reply: each prompt sent once, `j` in flight at a time. */
+const floorSeconds = async (url: string, prompts: readonly string[], j: number): Promise<number> => {
+  const endpoint = new URL(`${url}/chat/completions`);
+  const headers = { 'content-type': 'application/json' };
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < prompts.length; i = next++) {
+      const body = JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: prompts[i] }] });
+      const reply = await httpRequest(endpoint, { method: 'POST', headers, body });
+      if (reply.status !== 200) throw new Error(`fake server answered ${reply.status}`);
+      JSON.parse(reply.body.toString('utf8'));
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(j, prompts.length) }, lane));
+  return (performance.now() - started) / 1000;
 };
 
 const bytes = (path: string): number => {
@@ -127,7 +154,7 @@ const lastFinished = (bundle: string): number => {
   return last;
 };
 
-const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'cpu ms/case', 'sys ms/case', 'rss MB', 'tail ms'];
+const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case', 'sys ms/case', 'rss MB', 'tail ms'];
 columns.push('bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
@@ -141,7 +168,7 @@ try {
     for (const j of concurrencies) {
       const dir = mkdtempSync(join(values.dir, 'proctor-suite-'));
       try {
-        writeSuite(dir, n, server.url);
+        const floor = await floorSeconds(server.url, writeSuite(dir, n, server.url), j);
         const nodeArgs: string[] = [];
         if (values['cpu-prof'] && profDir === undefined) {
           profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
@@ -162,6 +189,7 @@ try {
         const mb = (b: number): string => (b / 2 ** 20).toFixed(1);
         const kbPerCase = (b: number): string => (b / 1024 / n).toFixed(2);
         const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
+        cells.push(floor.toFixed(2), (run.wallS / floor).toFixed(2));
         const tailMs = exitedAt - lastFinished(join(results, runId ?? ''));
         cells.push(
           ((run.cpuS * 1000) / n).toFixed(3),
