@@ -154,8 +154,8 @@ const lastFinished = (bundle: string): number => {
   return last;
 };
 
-const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case', 'sys ms/case', 'rss MB', 'tail ms'];
-columns.push('bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
+const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case'];
+columns.push('sys ms/case', 'rss MB', 'tail ms', 'bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
 const row = (cells: (string | number)[]): string => cells.map((c, i) => String(c).padStart(widths[i] ?? 8)).join(' ');
