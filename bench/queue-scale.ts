@@ -251,7 +251,7 @@ interface CaseTimes {
  * (`start`), with nothing submitted waiting (`starved`: the submitter's window), with cases waiting that no slot
  * took (`undelivered`: dispatch, Redis and claim latency), and after the last case was submitted (`tail`).
  * Then: cases taken from a chain (started as dispatched) rather than a job, a job's mean delay from dispatch to
- * start, and cases per worker (fairness).
+ * start, cases per worker (fairness), and when each worker started its first job after the first job was sent.
  */
 const whereWallGoes = (cs: CaseTimes[], spawnedAt: number, slots: number): string => {
   const end = Math.max(...cs.map((c) => c.finished));
@@ -283,12 +283,20 @@ const whereWallGoes = (cs: CaseTimes[], spawnedAt: number, slots: number): strin
   }
   const perPid = new Map<number, number>();
   for (const c of cs) perPid.set(c.pid, (perPid.get(c.pid) ?? 0) + 1);
+  // How soon each worker took its first job after the first was sent: a batch should wake every idle worker.
+  const firstSent = Math.min(...jobs.map((c) => c.dispatched));
+  const firstJob = new Map<number, number>();
+  for (const c of jobs) firstJob.set(c.pid, Math.min(firstJob.get(c.pid) ?? c.started, c.started));
   return [
     `busy ${s(busy)} s (case ${((busy * stepMs) / cs.length).toFixed(0)} ms)`,
     `idle: start ${s(idle.start)} s, starved ${s(idle.starved)} s, undelivered ${s(idle.undelivered)} s, tail ${s(idle.tail)} s`,
     `chained ${cs.length - jobs.length}/${cs.length}, job dispatch→start ${(jobs.reduce((a, c) => a + c.started - c.dispatched, 0) / Math.max(1, jobs.length)).toFixed(0)} ms`,
     `jobs started by second ${[...jobsBySecond].map(([second, k]) => `${second}:${k}`).join(' ')}`,
     `per worker ${[...perPid.values()].sort((a, b) => b - a).join('/')}`,
+    `first job by worker ${[...firstJob.values()]
+      .map((t) => t - firstSent)
+      .sort((a, b) => a - b)
+      .join('/')} ms after the first was sent`,
   ].join('; ');
 };
 

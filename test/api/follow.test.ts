@@ -36,9 +36,9 @@ describe('readingWaitMs', () => {
     expect(readingWaitMs(200, false, pace, 1990, 2000, 39_800)).toBe(200);
   });
 
-  it('unwatched, waits longer each time nothing ended, up to 1 s', () => {
+  it('unwatched, waits longer the longer nothing ended, up to 1 s', () => {
     const pace = new RefillPace();
-    const waits = [0, 1, 2, 3, 4, 5, 6].map((i) => readingWaitMs(200, false, pace, 0, 100, i * 1000));
-    expect(waits).toEqual([200, 200, 200, 400, 800, 1000, 1000]);
+    const waits = [0, 1, 2, 3, 4, 5, 6].map((i) => readingWaitMs(200, false, pace, 0, 100, i * 400));
+    expect(waits).toEqual([200, 200, 400, 600, 800, 1000, 1000]);
   });
 });
