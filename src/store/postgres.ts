@@ -5,11 +5,25 @@ import { preparingPool } from './named-statements.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrateInFullAndRecord, schemaIsCurrent } from './schema.js';
 
+/**
+ * Connections a process keeps to the store. A worker's statements are short (a commit ~0.3 ms alone), so a few serve
+ * its cases; each connection more is a backend that PostgreSQL starts, maps its shared memory into and plans every
+ * named statement in again (~5 ms each time of the first six, under a fleet's load). At 8 a 4-worker fleet held up to 40 backends,
+ * and a fleet of 12 workers would use PostgreSQL's default `max_connections` (100) on its own.
+ */
+export const poolSize = 4;
+
 /** Opens a PostgreSQL store (creating its tables if absent): the store a fleet of workers shares. */
 export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
   const { default: pg } = await import('pg');
   // A host that drops packets would otherwise hold a connection attempt forever.
-  const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 10_000 });
+  // Named, so an operator sees in pg_stat_activity which connections are Proctor's.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'proctor',
+  });
   // A server that ends a connection (a restart, pg_terminate_backend) makes its client emit 'error': the pool's
   // when it is idle, the client's own when it is checked out. Unheard, either event kills the process; the
   // query under way, if any, fails with the same error and the store retries it (reconnect.ts), and the pool

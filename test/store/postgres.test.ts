@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres.js';
+import { openPostgresStore, poolSize } from '../../src/store/postgres.js';
 import { emptyPostgresDatabase, storeBackends } from '../support/store-backends.js';
 
 const postgres = (await storeBackends()).find((b) => b.name === 'postgres');
@@ -14,6 +15,26 @@ describe.skipIf(postgres?.unavailable)(
         for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
         expect(opened.filter((o) => o.status === 'rejected').map((o) => String(o.reason))).toEqual([]);
       } finally {
+        await database.drop();
+      }
+    });
+
+    it('holds at most a few connections, named for Proctor, however many queries a process has in flight', async () => {
+      const database = await emptyPostgresDatabase();
+      const store = await openPostgresStore(database.url);
+      const watcher = new pg.Client({ connectionString: database.url });
+      await watcher.connect();
+      try {
+        // A worker's cases commit, count and renew at once: fifty queries in flight, as a busy follower has.
+        await Promise.all(Array.from({ length: 50 }, (_, i) => store.countActive(`group-${i}`)));
+        const { rows } = await watcher.query<{ name: string; n: string }>(
+          `select application_name as name, count(*) as n from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() group by application_name`,
+        );
+        expect(rows.map((r) => [r.name, Number(r.n)])).toEqual([['proctor', poolSize]]);
+      } finally {
+        await watcher.end();
+        await store.close();
         await database.drop();
       }
     });
