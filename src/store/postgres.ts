@@ -6,10 +6,10 @@ import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrateInFullAndRecord, schemaIsCurrent } from './schema.js';
 
 /**
- * Connections a process keeps to the store. A worker's statements are short (a commit ~0.3 ms alone), so a few serve
- * its cases; each connection more is a backend that PostgreSQL starts, maps its shared memory into and plans every
- * named statement in again (~5 ms each time of the first six, under a fleet's load). At 8 a 4-worker fleet held up to 40 backends,
- * and a fleet of 12 workers would use PostgreSQL's default `max_connections` (100) on its own.
+ * Connections a process keeps to the store. A worker's statements are short (a commit ~0.3 ms alone), so a few
+ * serve its cases; each connection more is a backend that PostgreSQL starts, maps its shared memory into and plans
+ * every named statement in again (~5 ms each time of the first six, under a fleet's load). At 8 a 4-worker fleet
+ * held up to 40 backends, and a fleet of 12 workers would use PostgreSQL's default `max_connections` (100) alone.
  */
 export const poolSize = 4;
 
