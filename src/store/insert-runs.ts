@@ -32,15 +32,25 @@ const runRow = (r: NewRun, now: number): Row => [
   now,
 ];
 
+const queueRow = (r: NewRun, now: number): Row => [
+  r.runId,
+  r.groupId,
+  r.queue?.pool ?? '',
+  JSON.stringify(r.queue?.limits ?? []),
+  JSON.stringify(r.queue?.work ?? {}),
+  now,
+];
+
 const instanceWidth = 6;
 const runWidth = 12;
+const queueWidth = 6;
 
 /** `args` cut into rows of `width` values. */
 const rowsOf = <T>(args: T[], width: number): T[][] =>
   Array.from({ length: args.length / width }, (_, i) => args.slice(i * width, (i + 1) * width));
 
 /**
- * The instances and runs inserts of `rows` rows, prepared (prepared.ts): submitting a run's cases builds the same
+ * The instances, runs and queue rows inserts of `rows` rows, prepared (prepared.ts): submitting a run's cases builds the same
  * few statements chunk after chunk, and building them (a value node per column per row) cost about as much as
  * SQLite's inserting. `again` keeps rows already there (a retry after a lost connection).
  */
@@ -97,6 +107,21 @@ const prepareInserts = (db: Kysely<Database>, rows: number, again: boolean) => (
       )
       .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing())),
   ),
+  queued: prepareQuery<Row>(rows * queueWidth, (...args) =>
+    db
+      .insertInto('queueRuns')
+      .values(
+        rowsOf(args, queueWidth).map(([runId, groupId, pool, limits, work, createdAt]) => ({
+          runId: runId as string,
+          groupId: groupId as string,
+          pool: pool as string,
+          limits: limits as string,
+          work: work as string,
+          createdAt: createdAt as number,
+        })),
+      )
+      .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing())),
+  ),
 });
 
 type Inserts = ReturnType<typeof prepareInserts>;
@@ -115,7 +140,8 @@ export class RunInserts {
       await inserts.instances(trx, ...chunk.flatMap((r) => instanceRow(r, now)));
       await inserts.runs(trx, ...chunk.flatMap((r) => runRow(r, now)));
       const queued = chunk.filter((r) => r.queue);
-      if (queued.length > 0) await insertQueued(trx, queued, now, again);
+      if (queued.length > 0)
+        await this.inserts(queued.length, again).queued(trx, ...queued.flatMap((r) => queueRow(r, now)));
     }
   }
 
@@ -129,26 +155,3 @@ export class RunInserts {
     return inserts;
   }
 }
-
-// Queue runs only, and their submitter is a command submitting a run once: built each time.
-const insertQueued = async (
-  trx: Kysely<Database>,
-  queued: readonly NewRun[],
-  now: number,
-  again: boolean,
-): Promise<void> => {
-  await trx
-    .insertInto('queueRuns')
-    .values(
-      queued.map((r) => ({
-        runId: r.runId,
-        groupId: r.groupId,
-        pool: r.queue?.pool ?? '',
-        limits: JSON.stringify(r.queue?.limits ?? []),
-        work: JSON.stringify(r.queue?.work ?? {}),
-        createdAt: now,
-      })),
-    )
-    .$if(again, (q) => q.onConflict((oc) => oc.column('runId').doNothing()))
-    .execute();
-};

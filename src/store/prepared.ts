@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { directRunner } from './direct-sqlite.js';
+import { namedText } from './named-statements.js';
 
 /** Runs a prepared query on a connection or a transaction. */
 export type PreparedQuery<Args extends unknown[]> = <DB>(
@@ -12,14 +13,16 @@ export type PreparedQuery<Args extends unknown[]> = <DB>(
  * (with the camel-case plugin) cost about four times what SQLite takes to run them; a prepared query only
  * binds new values into the compiled parameters. `build` gets one marker per argument and must pass each
  * marker, untouched, as a bound value. On a connection a direct section holds (direct-sqlite.ts), it runs
- * straight on SQLite's handle.
+ * straight on SQLite's handle; on PostgreSQL it is a named statement (named-statements.ts), which the server
+ * parses and plans once per connection, not at each execution (a submit's 40-row insert binds 480 values).
  */
 export const prepareQuery = <Args extends unknown[]>(
   arity: Args['length'],
   build: (...args: Args) => Compilable,
 ): PreparedQuery<Args> => {
   const markers = Array.from({ length: arity }, (_, i) => `\u0000proctor-parameter-${i}\u0000`);
-  const compiled = build(...(markers as unknown as Args)).compile();
+  const built = build(...(markers as unknown as Args)).compile();
+  const compiled = { ...built, sql: namedText(built.sql) };
   const slots = compiled.parameters.map((p) => markers.indexOf(p as string));
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);

@@ -2,7 +2,6 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { journalTaken } from './journal-taken.js';
-import { named } from './named-statements.js';
 import { type PreparedQuery, prepareQuery } from './prepared.js';
 import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
@@ -224,7 +223,7 @@ type CommitRow = ClaimRow & {
 const prepareCommit = (db: Kysely<Database>): PreparedQuery<unknown[]> =>
   prepareQuery<unknown[]>(commitKeys.length, (...markers) => {
     const v = Object.fromEntries(commitKeys.map((k, i) => [k, markers[i]])) as unknown as CommitValues;
-    const statement = sql`${named}
+    const statement = sql`
       with fence as (
         update queue_runs set state = 'done', lease_until = null
          where run_id = ${v.runId} and epoch = ${v.epoch} and state = 'dispatched'
