@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore, poolSize } from '../../src/store/postgres.js';
@@ -14,6 +16,28 @@ describe.skipIf(postgres?.unavailable)(
         const opened = await Promise.allSettled(Array.from({ length: 6 }, () => openPostgresStore(database.url)));
         for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
         expect(opened.filter((o) => o.status === 'rejected').map((o) => String(o.reason))).toEqual([]);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    it("opens without loading Node's fetch (undici), which pg's Cloudflare check would load at every start", async () => {
+      const database = await emptyPostgresDatabase();
+      try {
+        // In a process of its own: this one may have loaded undici already.
+        const store = fileURLToPath(new URL('../../src/store/postgres.ts', import.meta.url));
+        const probe = `
+          const { openPostgresStore } = await import(${JSON.stringify(store)});
+          await (await openPostgresStore(${JSON.stringify(database.url)})).close();
+          console.log(JSON.stringify({
+            undici: process.moduleLoadList.some((m) => m.includes('undici')),
+            navigator: 'navigator' in globalThis,
+          }));`;
+        const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], {
+          encoding: 'utf8',
+        });
+        expect(child.status, child.stderr).toBe(0);
+        expect(JSON.parse(child.stdout)).toEqual({ undici: false, navigator: false });
       } finally {
         await database.drop();
       }
