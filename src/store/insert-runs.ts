@@ -69,14 +69,10 @@ const runs: Insert<'runs'> = {
 const queueRuns: Insert<'queueRuns'> = {
   table: 'queueRuns',
   columns: ['runId', 'groupId', 'pool', 'limits', 'work', 'createdAt'],
-  row: (r, now) => [
-    r.runId,
-    r.groupId,
-    r.queue?.pool ?? '',
-    JSON.stringify(r.queue?.limits ?? []),
-    JSON.stringify(r.queue?.work ?? {}),
-    now,
-  ],
+  row: (r, now) => {
+    const { pool = '', limits = [], work = {} } = r.queue ?? {};
+    return [r.runId, r.groupId, pool, JSON.stringify(limits), JSON.stringify(work), now];
+  },
   key: 'runId',
 };
 
