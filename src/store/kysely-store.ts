@@ -583,16 +583,20 @@ export class KyselyStore implements Store {
 
   async pruneFinished(finishedBefore: number): Promise<PruneReport> {
     // Each run has its own instance (createRuns refuses a taken instance id), so a run's state goes with it.
-    const prunable = (db: Kysely<Database>) =>
-      db
-        .selectFrom('runs')
-        .select('instanceId')
-        .where('status', 'not in', active)
-        .where('finishedAt', '<', finishedBefore);
+    const finished = (db: Kysely<Database>) =>
+      db.selectFrom('runs').where('status', 'not in', active).where('finishedAt', '<', finishedBefore);
+    const prunable = (db: Kysely<Database>) => finished(db).select('instanceId');
     return this.reconnect.run(() =>
       this.db.transaction().execute(async (trx) => {
         const journal = await trx.deleteFrom('journal').where('instanceId', 'in', prunable(trx)).executeTakeFirst();
         const instances = await trx.deleteFrom('instances').where('instanceId', 'in', prunable(trx)).executeTakeFirst();
+        // A queue run's work is what its worker needed to execute it; its row stays, with the run's execution counts.
+        await trx
+          .updateTable('queueRuns')
+          .set({ work: '{}' })
+          .where('runId', 'in', finished(trx).select('runId'))
+          .where('work', '<>', '{}')
+          .execute();
         return { runs: Number(instances.numDeletedRows), journalEntries: Number(journal.numDeletedRows) };
       }),
     );
@@ -610,7 +614,7 @@ export class KyselyStore implements Store {
     }
     const { rows } = await sql<{ bytes: string }>`
       select coalesce(sum(pg_total_relation_size(c.oid)), 0) as bytes from pg_class c
-      where c.relname in ('runs', 'instances', 'journal', 'results') and c.relkind = 'r'
+      where c.relname in ('runs', 'instances', 'journal', 'results', 'queue_runs') and c.relkind = 'r'
         and pg_table_is_visible(c.oid)`.execute(this.db);
     return Number(rows[0]?.bytes ?? 0);
   }

@@ -204,7 +204,7 @@ export interface OrphanSelector {
 
 /** What `pruneFinished` removed. */
 export interface PruneReport {
-  /** Runs whose step state (instance and journal) was deleted. */
+  /** Runs whose step state (instance and journal, and a queue run's work) was deleted. */
   runs: number;
   journalEntries: number;
 }

@@ -221,6 +221,41 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
       await db.destroy();
     }
   });
+
+  it("prunes a finished queue run's work with its step state, and counts the queue's table in the store's size", async () => {
+    // The work a worker needs (the case's identity, its project files' hashes) outlives the run for nothing.
+    const work = { retries: 2, case: { key: 'k', projectFiles: { 'agents/a.py': 'f'.repeat(64) } } };
+    const withWork = (runId: string): NewRun => ({ ...queued(runId), queue: { pool: 'ledger', limits: [], work } });
+    await store.createRuns([withWork('p1'), withWork('p2')]);
+    const ledger = store.queueLedger();
+    expect(
+      (await ledger.commit('p1', epochOf(await ledger.claim('p1', 'w1', owner, now, 60_000)), finish('p1'), now + 10))
+        .committed,
+    ).toBe(true);
+    const client = new pg.Client({ connectionString: temp.url });
+    await client.connect();
+    try {
+      const works = async () =>
+        (await client.query<{ id: string; work: string }>('select run_id as id, work from queue_runs order by run_id'))
+          .rows;
+      expect(await store.pruneFinished(now + 1000)).toEqual({ runs: 1, journalEntries: 0 });
+      expect(await works()).toEqual([
+        { id: 'p1', work: '{}' },
+        { id: 'p2', work: JSON.stringify(work) },
+      ]);
+      expect(await store.pruneFinished(now + 1000)).toEqual({ runs: 0, journalEntries: 0 });
+      // The run still queued keeps what its worker needs.
+      const claim = await ledger.claim('p2', 'w1', owner, now + 20, 60_000);
+      expect(claim.kind === 'claimed' && claim.work).toEqual(work);
+      const { rows } = await client.query<{ bytes: string }>(
+        `select sum(pg_total_relation_size(t::regclass)) as bytes
+           from unnest(array['runs', 'instances', 'journal', 'results', 'queue_runs']) as t`,
+      );
+      expect(await store.sizeBytes()).toBe(Number(rows[0]?.bytes));
+    } finally {
+      await client.end();
+    }
+  });
 });
 
 // Every ledger statement that touches both tables takes a run's queue_runs row before its runs row (a commit's

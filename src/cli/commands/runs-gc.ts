@@ -33,8 +33,8 @@ const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
  * `proctor runs gc`: reconciles orphaned runs now, then removes the workspaces and stops the services that
  * dead processes of this host left under `.proctor/work`, and reports each. Another host's directories are
  * left alone: whether their owner lives cannot be seen from here. With `--older-than`, it also prunes the
- * instances and journals of runs that finished before then: a store that keeps every run stops growing
- * without bound, while run rows, committed results and bundles stay.
+ * instances, journals and queue work of runs that finished before then: a store that keeps every run stops
+ * growing without bound, while run rows, committed results and bundles stay.
  */
 export const runsGc = async (opts: { json?: boolean; olderThan?: number }): Promise<number> =>
   withRunsStore(async (store, config) => {
