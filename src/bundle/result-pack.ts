@@ -68,8 +68,7 @@ export const readPackedResult = (bundleDir: string, at: ResultAt, chars?: number
   try {
     if (offset + bytes >= pack.size) return undefined;
     // The byte before the line (none at the start) and its first byte, in one read; its last byte and newline.
-    const start = offset === 0 ? readBytes(fd, 1, 0) : readBytes(fd, 2, offset - 1);
-    const [before, first] = offset === 0 ? [newline, start[0]] : [start[0], start[1]];
+    const [before, first] = offset === 0 ? [newline, readBytes(fd, 1, 0)[0]] : readBytes(fd, 2, offset - 1);
     const end = readBytes(fd, 2, offset + bytes - 1);
     if (before !== newline || first !== openBrace || end[0] !== closeBrace || end[1] !== newline) return undefined;
     return { text: readTextHead(fd, offset, bytes, chars), length: bytes };

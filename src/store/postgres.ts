@@ -33,12 +33,12 @@ const importPg = async (): Promise<typeof import('pg')> => {
 /** Opens a PostgreSQL store (creating its tables if absent): the store a fleet of workers shares. */
 export const openPostgresStore = async (url: string): Promise<KyselyStore> => {
   const { default: pg } = await importPg();
-  // A host that drops packets would otherwise hold a connection attempt forever.
-  // Named, so an operator sees in pg_stat_activity which connections are Proctor's.
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A host that drops packets would otherwise hold a connection attempt forever.
     connectionTimeoutMillis: 10_000,
+    // So an operator sees in pg_stat_activity which connections are Proctor's.
     application_name: 'proctor',
   });
   // A server that ends a connection (a restart, pg_terminate_backend) makes its client emit 'error': the pool's
