@@ -98,22 +98,43 @@ const isTaken = (error: unknown): boolean =>
   (error as { code?: unknown }).code === '23505' &&
   (error as { constraint?: unknown }).constraint === 'journal_pk';
 
-/** What a claim reads in its statement: the ledger row it took and the run and instance it executes. */
+/**
+ * What a claim reads in its statement: the ledger row it took and the run and instance it executes, as one
+ * `json` value (`claimJson`). Seventeen columns cost the worker a row description to parse and a parser per
+ * column at every commit, and four more JSON.parse calls for the texts among them; one value is one parse.
+ */
 interface ClaimRow {
   epoch: number | null;
   executions: number | null;
-  work: string | null;
-  asked: string | null;
+  work: JsonObject | null;
+  asked: number | null;
   started: number | null;
   grp: string | null;
   instance: string | null;
   target: string | null;
-  metadata: string | null;
-  spec: string | null;
-  context: string | null;
-  /** The step the run starts from. One word: the store maps result columns to camelCase, `start_step` included. */
+  metadata: JsonObject | null;
+  spec: JsonObject | null;
+  context: JsonObject | null;
   step: string | null;
 }
+
+/**
+ * The select list of a claim's `json` value: `q` the ledger row (epoch, executions, work), `r` the runs row it
+ * turned RUNNING (`started` counts it), `i` its instance. The JSON texts go in as `json`, verbatim.
+ */
+const claimJson = (
+  ledger: string,
+  runs: string,
+  epoch: RawBuilder<unknown>,
+  started: RawBuilder<unknown>,
+): RawBuilder<unknown> => {
+  const q = sql.raw(ledger);
+  const r = sql.raw(runs);
+  return sql`'epoch', ${epoch}, 'executions', ${q}.executions, 'work', ${q}.work::json,
+    'asked', ${r}.cancel_requested_at, 'started', ${started}, 'grp', ${r}.group_id, 'instance', ${r}.instance_id,
+    'target', ${r}.target, 'metadata', ${r}.metadata::json, 'spec', i.spec::json, 'context', i.context::json,
+    'step', i.start_step`;
+};
 
 /** The claim a row holds, or undefined when its run turned terminal before it could start (nothing runs). */
 const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefined => {
@@ -121,15 +142,15 @@ const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefin
   return {
     kind: 'claimed',
     epoch: num(row.epoch),
-    work: JSON.parse(row.work ?? '{}') as JsonObject,
+    work: row.work ?? {},
     cancelRequested: row.asked !== null,
     run: {
       groupId: row.grp,
       instanceId: row.instance,
       target: row.target,
-      metadata: JSON.parse(row.metadata ?? '{}') as JsonObject,
-      spec: JSON.parse(row.spec) as JsonObject,
-      context: JSON.parse(row.context ?? '{}') as JsonObject,
+      metadata: row.metadata ?? {},
+      spec: row.spec,
+      context: row.context ?? {},
       startStep: row.step,
       first: num(row.executions) === 1,
     },
@@ -206,11 +227,11 @@ const commitKeys = [
 
 /** What the commit statement returns: the claim of a chained run, or the job of a handed-on one. */
 type CommitRow = ClaimRow & {
-  finished: string;
+  finished: number;
   next: string | null;
   n: number | null;
-  executing: string;
-  queued: boolean;
+  executing: number | null;
+  queued: boolean | null;
 };
 
 /**
@@ -278,16 +299,13 @@ const prepareCommit = (db: Kysely<Database>): PreparedQuery<unknown[]> =>
                owner_started_at = ${v.chainStartedAt}::bigint
          where run_id = (select run_id from handed where chained) and status = 'QUEUED'
         returning run_id, cancel_requested_at, group_id, instance_id, target, metadata)
-      select (select count(*) from fin) as finished, handed.run_id as next, handed.dispatches as n,
-             case when handed.chained then handed.epoch end as epoch, handed.executions as executions,
-             handed.work as work, t.cancel_requested_at as asked, (select count(*) from took) as started,
-             t.group_id as grp, t.instance_id as instance, t.target as target, t.metadata as metadata,
-             i.spec as spec, i.context as context, i.start_step as step,
-             case when not handed.chained then (
+      select json_build_object('finished', (select count(*) from fin), 'next', handed.run_id, 'n', handed.dispatches,
+             ${claimJson('handed', 't', sql`case when handed.chained then handed.epoch end`, sql`(select count(*) from took)`)},
+             'executing', case when not handed.chained then (
                select count(*) from queue_runs c join fence f on c.group_id = f.group_id
-                where c.state = 'dispatched' and c.lease_until is not null and c.run_id <> ${v.runId}) end as executing,
-             case when handed.run_id is null then exists (
-               select 1 from queue_runs w where w.pool = (select pool from fence) and w.state = 'queued') end as queued
+                where c.state = 'dispatched' and c.lease_until is not null and c.run_id <> ${v.runId}) end,
+             'queued', case when handed.run_id is null then exists (
+               select 1 from queue_runs w where w.pool = (select pool from fence) and w.state = 'queued') end) as claim
         from (select 1) one left join handed on true left join took t on true
         left join instances i on i.instance_id = t.instance_id`;
     return { compile: () => statement.compile(db) };
@@ -368,7 +386,7 @@ export class QueueLedger {
    * run that is terminal by then is a duplicate.
    */
   async claim(runId: string, worker: string, owner: RunOwner, now: number, leaseMs: number): Promise<Claim> {
-    const taken = await sql<ClaimRow>`
+    const taken = await sql<{ claim: ClaimRow }>`
       with q as (
         update queue_runs set epoch = epoch + 1, executions = executions + 1, lease_until = ${now + leaseMs},
                worker = ${worker}, state = 'dispatched'
@@ -380,11 +398,9 @@ export class QueueLedger {
                owner_pid = ${owner.pid}, owner_started_at = ${owner.startedAt}
          where run_id = ${runId} and status in ${active} and exists (select 1 from q)
          returning cancel_requested_at, group_id, instance_id, target, metadata)
-      select q.epoch as epoch, q.executions as executions, q.work as work, r.cancel_requested_at as asked,
-             (select count(*) from r) as started, r.group_id as grp, r.instance_id as instance, r.target as target,
-             r.metadata as metadata, i.spec as spec, i.context as context, i.start_step as step
+      select json_build_object(${claimJson('q', 'r', sql`q.epoch`, sql`(select count(*) from r)`)}) as claim
         from q left join r on true left join instances i on i.instance_id = r.instance_id`.execute(this.db);
-    const row = taken.rows[0];
+    const row = taken.rows[0]?.claim;
     if (!row) return this.notClaimed(runId);
     // Terminal in the instant between (a commit or cancel won the race): nothing runs.
     return claimedOf(row) ?? { kind: 'duplicate' };
@@ -443,16 +459,15 @@ export class QueueLedger {
     this.committing ??= prepareCommit(this.db);
     const committing = this.committing;
     return this.reconnect.run(async () => {
-      const row = (
-        await committing(this.db, ...commitKeys.map((k) => values[k])).catch((error: unknown) => {
-          const [j] = journal;
-          if (!j || !isTaken(error)) throw error;
-          throw journalTaken(j, error);
-        })
-      ).rows[0] as CommitRow | undefined;
+      const result = await committing(this.db, ...commitKeys.map((k) => values[k])).catch((error: unknown) => {
+        const [j] = journal;
+        if (!j || !isTaken(error)) throw error;
+        throw journalTaken(j, error);
+      });
+      const row = (result.rows[0] as { claim: CommitRow } | undefined)?.claim;
       const committed = num(row?.finished) === 1;
       if (!committed || !row) return { committed };
-      if (!row.next) return { committed, queued: row.queued };
+      if (!row.next) return { committed, queued: row.queued === true };
       // Claimed for this worker: its run turned terminal meanwhile (a cancel) when the claim found nothing to run.
       if (row.epoch !== null) {
         const claim = claimedOf(row);
