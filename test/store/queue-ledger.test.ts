@@ -93,6 +93,34 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     expect(await steps('r2')).toEqual(['prompt', 'verify']);
   });
 
+  // A JSON document parsed on the server (json_to_recordset, say) would turn \u0000 into an error and other escapes
+  // into their characters: the entries go in as the texts JSON.stringify wrote.
+  it("stores each held entry's ops and output as the text JSON.stringify gives them, a missing output as null", async () => {
+    await store.createRuns([queued('j1')]);
+    const ledger = store.queueLedger();
+    const epoch = epochOf(await ledger.claim('j1', 'w1', owner, now, 60_000));
+    const odd = 'say "hi" \\ then\nline é \u2028 \u0000';
+    const held: JournalEntry[] = [
+      { ...entry('j1', 1, 'prompt'), ops: [{ op: 'set', path: 'outputs.prompt', value: { text: odd, n: 1.5e-7 } }] },
+      { ...entry('j1', 2, 'verify'), output: null },
+      { ...entry('j1', 3, 'judge'), output: odd as unknown as JournalEntry['output'] },
+    ];
+    expect((await ledger.commit('j1', epoch, finish('j1', ...held), now + 10)).committed).toBe(true);
+    const raw = new pg.Client({ connectionString: temp.url });
+    await raw.connect();
+    try {
+      const stored = await raw.query<{ ops: string; output: string }>(
+        "select ops, output from journal where instance_id = 't@j1' order by seq",
+      );
+      expect(stored.rows).toEqual(
+        held.map((e) => ({ ops: JSON.stringify(e.ops), output: JSON.stringify(e.output ?? null) })),
+      );
+    } finally {
+      await raw.end();
+    }
+    expect(await store.readJournal('t@j1')).toEqual(held);
+  });
+
   it('fails a commit whose entry position is taken as a whole: no status, no result, the lease kept', async () => {
     await store.createRuns([queued('r3')]);
     const ledger = store.queueLedger();
