@@ -199,19 +199,38 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
     expect(third.chained).toBeUndefined();
   });
 
-  it('gives the worker the step a run starts from, whether it claims the run or chains to it', async () => {
+  it('gives the worker the step a run starts from and its stored JSON as it was, whether it claims the run or chains to it', async () => {
     // `task run --context-json … --start-step` on a queue: a worker that read no start step ran the seeded steps
     // again (the store's camelCase mapping renamed the claim's start_step column before the ledger read it).
-    await store.createRuns(['s0', 's1'].map((id) => ({ ...queued(id), groupId: 's', startStep: 'third' })));
+    // The claim's texts (work, metadata, spec, context) come back inside one json value: keys and characters kept.
+    const odd = 'nul \u0000, lone \ud800, quote " and é';
+    const stored = {
+      metadata: { snake_key: odd },
+      spec: { id: 'case:1', vars: { user_name: odd, n: 1.5e-7 } },
+      context: { outputs: { first_step: { text: odd } } },
+    };
+    const work = { case_key: 'k', files: { 'a b.txt': odd } };
+    await store.createRuns(
+      ['s0', 's1'].map((id) => ({
+        ...queued(id),
+        ...stored,
+        groupId: 's',
+        startStep: 'third',
+        queue: { pool: 'ledger', limits: [], work },
+      })),
+    );
     const ledger = store.queueLedger();
     const claim = await ledger.claim('s0', 'w1', owner, now, 60_000);
-    expect(claim).toMatchObject({ kind: 'claimed', run: { startStep: 'third' } });
+    expect(claim).toMatchObject({ kind: 'claimed', work, run: { ...stored, startStep: 'third', first: true } });
     const chained = await ledger.commit('s0', epochOf(claim), finish('s0'), now + 10, {
       worker: 'w1',
       owner,
       leaseMs: 60_000,
     });
-    expect(chained.chained).toMatchObject({ runId: 's1', claim: { run: { startStep: 'third' } } });
+    expect(chained.chained).toMatchObject({
+      runId: 's1',
+      claim: { work, run: { ...stored, startStep: 'third', first: true } },
+    });
   });
 
   it('says, when it hands its slot to no run, whether a run of its pool waits for dispatch', async () => {
