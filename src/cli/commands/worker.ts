@@ -21,9 +21,8 @@ export interface WorkerOptions {
  */
 export const worker = async (opts: WorkerOptions): Promise<number> => {
   // bin/proctor.js bounds the heap's growth (1.5× what the last full collection kept) for a command that holds a
-  // plan. A worker holds none, only its cases in flight; under that bound its heap, growing from its start to its
-  // working size, took a full collection every few dozen cases. 0 is V8's own policy: 20% fewer instructions per
-  // case over a new worker's first 250 cases, 3% over 1,000 (bench/instructions.ts --side worker).
+  // plan. A worker holds none, only its cases in flight: 0 is V8's own policy, under which a new worker's first
+  // 1,000 cases took 1 full collection instead of 3 (node --trace-gc, 1 worker, 5 ms model).
   setFlagsFromString('--heap-growing-percent=0');
   const config = loadProjectConfig(process.cwd(), process.env);
   if (config.runner.kind !== 'queue') {
