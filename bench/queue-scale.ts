@@ -27,7 +27,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pgFrontendMessages } from '../test/support/pg-wire-counter.js';
 import { startTcpRelay, type TcpRelay } from '../test/support/tcp-relay.js';
-import { cli, startFakeServer, timeProctor } from './support.js';
+import { cli, cpuOf, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,13 +54,6 @@ const cases = Number(values.cases);
 const latencyMs = Number(values['latency-ms']);
 const perWorker = Number(values.concurrency);
 const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
-
-/** User + system CPU seconds of a live process (or, given `/task/TID`, of one thread), from /proc (USER_HZ 100). */
-const cpuOf = (pid: number, thread = ''): number => {
-  const stat = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 
 /**
  * User + system CPU seconds of each thread of a live process, by its place in creation order (Node 20 names them

@@ -24,6 +24,13 @@ export const startFakeServer = (latencyMs: number): Promise<FakeServer> =>
     child.once('error', reject);
   });
 
+/** User + system CPU seconds of a live process (or, given `/task/TID`, of one thread), from /proc (USER_HZ 100). */
+export const cpuOf = (pid: number, thread = ''): number => {
+  const stat = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
 export interface TimedRun {
   code: number | null;
   wallS: number;
