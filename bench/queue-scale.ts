@@ -22,11 +22,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pgFrontendMessages } from '../test/support/pg-wire-counter.js';
 import { startTcpRelay, type TcpRelay } from '../test/support/tcp-relay.js';
+import { dropPool, inDatabase } from './queue-support.js';
 import { cli, cpuOf, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
@@ -182,15 +182,6 @@ const respParser = (counts: WireCounts) => () => {
   };
 };
 
-const inDatabase = async <T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-};
 /**
  * The CPU PostgreSQL's backends spend for one database while `during` runs, sampled every 200 ms: a backend
  * that exits between samples loses its last moments. Backends already there count from the first sample.
@@ -294,18 +285,6 @@ const whereWallGoes = (cs: CaseTimes[], spawnedAt: number, slots: number): strin
 };
 
 const lobby = <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => inDatabase(values.pg, fn);
-
-/** Removes the bench pool's keys from Redis (its queue's id counter and event stream would stay forever). */
-const dropPool = async (pool: string): Promise<void> => {
-  const redis = new Redis(values.redis, { maxRetriesPerRequest: null });
-  const queue = new Queue(`proctor-${pool}`, { connection: redis });
-  try {
-    await queue.obliterate({ force: true });
-  } finally {
-    await queue.close();
-    redis.disconnect();
-  }
-};
 
 const evalText = (url: string): string => `
 targets: [{ label: fake, kind: openai, base_url: "${url}", model: fake, api_key: k }]
@@ -532,7 +511,7 @@ try {
         );
       process.stderr.write(`${rows.at(-1)}\n`);
       await lobby((c) => c.query(`drop database if exists ${db} with (force)`));
-      await dropPool(db);
+      await dropPool(values.redis, db);
     }
   }
 } finally {

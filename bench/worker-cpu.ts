@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { dropPool, inDatabase } from './queue-support.js';
 import { cpuOf, cli as ownCli, startFakeServer } from './support.js';
 
 const { values } = parseArgs({
@@ -42,15 +42,7 @@ const evalText = (url: string): string =>
     ),
   ].join('\n');
 
-const lobby = async (statement: string): Promise<void> => {
-  const client = new pg.Client({ connectionString: values.pg });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-};
+const lobby = (statement: string): Promise<unknown> => inDatabase(values.pg, (c) => c.query(statement));
 
 const exited = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('close', () => resolve())));
@@ -62,7 +54,6 @@ const measure = async (cli: string, modelUrl: string): Promise<{ msPerCase: numb
   await lobby(`create database ${db}`);
   const store = new URL(values.pg);
   store.pathname = `/${db}`;
-  const client = new pg.Client({ connectionString: store.toString() });
   let worker: ChildProcess | undefined;
   try {
     writeFileSync(
@@ -76,40 +67,42 @@ const measure = async (cli: string, modelUrl: string): Promise<{ msPerCase: numb
     });
     await exited(submit);
     if (submit.exitCode !== 0) throw new Error(`the submit exited ${submit.exitCode}`);
-    worker = spawn(process.execPath, ['--trace-gc', cli, 'worker', '--concurrency', '10'], {
+    const running = spawn(process.execPath, ['--trace-gc', cli, 'worker', '--concurrency', '10'], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    worker = running;
     let fullGcs = 0;
     let readyAt: number | undefined;
-    worker.stdout?.on('data', (d: Buffer) => {
+    running.stdout?.on('data', (d: Buffer) => {
       // Counted once the worker is ready: the collections of its start are not the cases'.
       if (readyAt !== undefined) fullGcs += d.toString().split('Mark-Compact').length - 1;
     });
-    const pid = worker.pid as number;
+    const pid = running.pid as number;
     await new Promise<void>((resolve) =>
-      worker?.stderr?.once('data', () => {
+      running.stderr?.once('data', () => {
         readyAt = cpuOf(pid);
         resolve();
       }),
     );
-    await client.connect();
-    for (;;) {
-      const ended = await client.query<{ n: string }>(
-        "select count(*) as n from runs where status not in ('QUEUED', 'RUNNING')",
-      );
-      if (Number(ended.rows[0]?.n) >= cases) break;
-      if (worker.exitCode !== null) throw new Error(`the worker exited ${worker.exitCode} before the run ended`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await inDatabase(store.toString(), async (client) => {
+      for (;;) {
+        const ended = await client.query<{ n: string }>(
+          "select count(*) as n from runs where status not in ('QUEUED', 'RUNNING')",
+        );
+        if (Number(ended.rows[0]?.n) >= cases) return;
+        if (running.exitCode !== null) throw new Error(`the worker exited ${running.exitCode} before the run ended`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
     const cpu = cpuOf(pid) - (readyAt ?? 0);
     return { msPerCase: (cpu * 1000) / cases, fullGcs };
   } finally {
     worker?.kill('SIGTERM');
     if (worker) await exited(worker);
-    await client.end().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
     await lobby(`drop database ${db} with (force)`);
+    await dropPool(values.redis, db);
   }
 };
 
