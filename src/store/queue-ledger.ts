@@ -99,16 +99,16 @@ const isTaken = (error: unknown): boolean =>
   (error as { constraint?: unknown }).constraint === 'journal_pk';
 
 /**
- * What a claim reads in its statement: the ledger row it took and the run and instance it executes, as one
- * `json` value (`claimJson`). Seventeen columns cost the worker a row description to parse and a parser per
- * column at every commit, and four more JSON.parse calls for the texts among them; one value is one parse.
+ * What a claim reads in its statement: the ledger row it took and the run and instance it executes, as one `json`
+ * value (`claimJson`) in a column named `claim` (one word: the store maps result columns to camelCase, not the
+ * keys inside it). One value is one parse for the worker, not a parser per column and a JSON.parse per text.
  */
 interface ClaimRow {
   epoch: number | null;
   executions: number | null;
   work: JsonObject | null;
   asked: number | null;
-  started: number | null;
+  started: number;
   grp: string | null;
   instance: string | null;
   target: string | null;
@@ -119,8 +119,8 @@ interface ClaimRow {
 }
 
 /**
- * The select list of a claim's `json` value: `q` the ledger row (epoch, executions, work), `r` the runs row it
- * turned RUNNING (`started` counts it), `i` its instance. The JSON texts go in as `json`, verbatim.
+ * The select list of a claim's `json` value, from the ledger row aliased `ledger`, the runs row it turned RUNNING
+ * aliased `runs` (`started` counts it) and its instance aliased `i`. The JSON texts go in as `json`, verbatim.
  */
 const claimJson = (
   ledger: string,
@@ -138,10 +138,10 @@ const claimJson = (
 
 /** The claim a row holds, or undefined when its run turned terminal before it could start (nothing runs). */
 const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefined => {
-  if (num(row.started) === 0 || row.grp === null || row.instance === null || row.spec === null) return undefined;
+  if (row.started === 0 || row.grp === null || row.instance === null || row.spec === null) return undefined;
   return {
     kind: 'claimed',
-    epoch: num(row.epoch),
+    epoch: row.epoch ?? 0,
     work: row.work ?? {},
     cancelRequested: row.asked !== null,
     run: {
@@ -152,7 +152,7 @@ const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefin
       spec: row.spec,
       context: row.context ?? {},
       startStep: row.step,
-      first: num(row.executions) === 1,
+      first: row.executions === 1,
     },
   };
 };
@@ -465,7 +465,7 @@ export class QueueLedger {
         throw journalTaken(j, error);
       });
       const row = (result.rows[0] as { claim: CommitRow } | undefined)?.claim;
-      const committed = num(row?.finished) === 1;
+      const committed = row?.finished === 1;
       if (!committed || !row) return { committed };
       if (!row.next) return { committed, queued: row.queued === true };
       // Claimed for this worker: its run turned terminal meanwhile (a cancel) when the claim found nothing to run.
@@ -475,7 +475,7 @@ export class QueueLedger {
       }
       return {
         committed,
-        next: { runId: row.next, dispatches: num(row.n), priority: priorityOf(num(row.executing)) },
+        next: { runId: row.next, dispatches: row.n ?? 0, priority: priorityOf(row.executing ?? 0) },
       };
     });
   }
