@@ -1,19 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { exportFormatHelp, exportFormats } from '../bundle/exporters.js';
 import { InputError } from '../errors.js';
+import { packageInfo } from '../package-info.js';
 import { StoreLostError } from '../store/reconnect.js';
 import type { RegradeOptions } from './commands/results-regrade.js';
 import { parseDuration } from './duration.js';
 import { exitCodes } from './exit-codes.js';
-
-interface PackageInfo {
-  version: string;
-  bugs?: string | { url?: string };
-}
-
-const packageInfo = (): PackageInfo =>
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as PackageInfo;
 
 const version = (): string => packageInfo().version;
 

@@ -1,8 +1,7 @@
-import { toErrorRecord } from '../errors.js';
+import { type ErrorRecord, toErrorRecord } from '../errors.js';
 import type { RunFinish, RunOwner, Store, TerminalStatus } from '../store/store.js';
 import { withCaseCassette } from './cassette-scope.js';
 import { replay } from './context.js';
-import type { ProjectFiles } from './project-files.js';
 import { recordCase, taskOutcome } from './record-case.js';
 import { redact } from './redact.js';
 import { runTask, type TaskRunResult } from './run-task.js';
@@ -23,8 +22,11 @@ export interface ExecuteEnv {
    * it commits the finish's journal entries with it, or nothing.
    */
   commit?: (runId: string, finish: RunFinish, now: number) => Promise<boolean>;
-  /** Checks a case's project files against its submit-time hashes (a worker in its own checkout). */
-  projectFiles?: ProjectFiles;
+  /**
+   * Why this process must not execute the run, as the error the run then fails with, executing nothing: a
+   * worker whose checkout or Proctor differs from the submitter's.
+   */
+  refusal?: (req: RunRequest) => ErrorRecord | undefined;
   /**
    * The runner's claim of the run (the local runner's), already under way: the task starts without waiting for it
    * (the claim is committed before any of the run's own writes, which queue behind it), and the run commits only
@@ -69,7 +71,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
   try {
     // An instance executed before (a worker that died mid-run) continues from its journal, not from zero.
     const journal = env.freshInstance ? [] : await env.store.readJournal(req.instanceId);
-    const refused = env.projectFiles?.mismatch(req.case?.projectFiles);
+    const refused = env.refusal?.(req);
     const result: TaskRunResult = refused
       ? { status: 'FAILED', context: req.context, error: refused, steps: [], captures: {} }
       : await withCassette(req, env, () =>

@@ -17,7 +17,7 @@ import {
   queueName,
   sendJobs,
 } from './queue-jobs.js';
-import { type QueuedRequest, requestOf } from './queue-request.js';
+import { type QueuedRequest, requestOf, versionRefusal } from './queue-request.js';
 import { evictionWarning } from './redis-policy.js';
 
 type ClaimedAttempt = Extract<Claim, { kind: 'claimed' }>;
@@ -131,8 +131,9 @@ export class QueueWorker {
     if (claim.cancelRequested) controller.abort();
     this.running.set(runId, { epoch: claim.epoch, controller });
     let handed: Commit = { committed: false };
+    const work = claim.work as unknown as QueuedRequest;
     try {
-      await executeRun(requestOf(runId, claim.run, claim.work as unknown as QueuedRequest), {
+      await executeRun(requestOf(runId, claim.run, work), {
         store: this.store,
         services: this.services,
         owner: this.owner,
@@ -144,7 +145,7 @@ export class QueueWorker {
           handed = await ledger.commit(id, claim.epoch, finish, now, chain);
           return handed.committed;
         },
-        projectFiles: this.projectFiles,
+        refusal: (req) => versionRefusal(work) ?? this.projectFiles.mismatch(req.case?.projectFiles),
       });
     } finally {
       this.running.delete(runId);

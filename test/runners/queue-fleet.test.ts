@@ -1,7 +1,7 @@
 // The queue runner end to end: `eval run` as the follower, `proctor worker` child processes, real Redis and
 // PostgreSQL, the fake model over HTTP. Leases and stalled checks are a few seconds so failover is quick.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, runCli, startCli, waitFor } from '../support/cli.js';
+import { type CliProcess, otherInstall, proctorVersion, runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { processRuns } from '../support/git-repo.js';
@@ -701,6 +701,34 @@ steps:
       expect(row?.error.message).toContain('project file agents/echo.js differs');
     } finally {
       elsewhere.remove();
+    }
+  });
+
+  it("fails a case with setup_failed naming both versions when a worker's Proctor is not the submitter's", async () => {
+    server.reset();
+    const tag = `version${Date.now()}`;
+    const project = queueProject({
+      storeUrl: db.url,
+      files: { 'a.eval.yaml': evalFile([target('a')], [`${tag}-0`, `${tag}-1`]) },
+    });
+    const other = otherInstall('0.0.0-other');
+    try {
+      workers.push(await startWorker(project, [], {}, other.cli));
+      const run = await runCli(['eval', 'run', '-o', 'out'], { cwd: project.dir, timeoutMs: 30_000 });
+      expect(run.code, run.stderr).toBe(1);
+      const bundle = rows(project.read('out/index.jsonl')) as (Row & { error: { kind: string; message: string } })[];
+      expect(bundle).toHaveLength(2);
+      for (const row of bundle) {
+        expect(row.outcome).toBe('error');
+        expect(row.error.kind).toBe('setup_failed');
+        expect(row.error.message).toContain(
+          `this worker runs Proctor 0.0.0-other and the run was submitted with Proctor ${proctorVersion()}`,
+        );
+      }
+      // Refused before its task started: the model was never asked.
+      expect(server.countFor(tag)).toBe(0);
+    } finally {
+      other.remove();
     }
   });
 

@@ -62,13 +62,14 @@ redis_down_exit_ms = 5000
   return Object.assign(project, { pool });
 };
 
-/** A `proctor worker` child process, started and listening once this resolves. */
+/** A `proctor worker` child process (of the install whose bin is `cli`), started and listening once this resolves. */
 export const startWorker = async (
   project: TempProject,
   args: readonly string[] = [],
   env: Record<string, string | undefined> = {},
+  cli?: string,
 ): Promise<CliProcess> => {
-  const worker = startCli(['worker', ...args], { cwd: project.dir, env, timeoutMs: 120_000 });
+  const worker = startCli(['worker', ...args], { cwd: project.dir, env, timeoutMs: 120_000, ...(cli ? { cli } : {}) });
   await waitFor(() => worker.stderr().includes('worker on pool') || worker.child.exitCode !== null);
   return worker;
 };
