@@ -12,6 +12,9 @@
 // time by Proctor's HTTP client alone (src/targets/http-fetch.ts, in this process), from the first request to the
 // last reply. Under load the fake server's replies come later than its latency (it shares the cores), so
 // `wall/floor` is Proctor's own share: its start, its end, and what its work per case delays the replies.
+// `late ms/case` is the CPU per case while the run's second half committed (from half of its cases to 95%, by CPU read
+// every 100 ms against the results' commit times in the store): a case's cost once the run is under way and its code
+// warm, without start-up, planning, the first cases and the end.
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
 // --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
 // runs' step state. --keep leaves each project (its store and bundle) in place and prints where.
@@ -19,8 +22,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { httpRequest } from '../src/targets/http-fetch.js';
-import { root, startFakeServer, timeProctor } from './support.js';
+import { root, startFakeServer, type TimedRun, timeProctor } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -154,7 +158,25 @@ const lastFinished = (bundle: string): number => {
   return last;
 };
 
-const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case'];
+/** CPU ms per case from half of the run's cases committed to 95% of them (undefined when too few samples fall between). */
+const lateMsPerCase = (store: string, samples: TimedRun['cpuSamples']): number | undefined => {
+  const db = new Database(store, { readonly: true });
+  const committed = db
+    .prepare('select committed_at as at from results order by committed_at')
+    .pluck()
+    .all() as number[];
+  db.close();
+  const [from, to] = [committed[Math.floor(committed.length / 2)], committed[Math.floor(committed.length * 0.95)]];
+  if (from === undefined || to === undefined) return undefined;
+  // The samples nearest inside the span, and the cases committed between them.
+  const first = samples.find((s) => s.atMs >= from);
+  const last = samples.findLast((s) => s.atMs <= to);
+  if (!first || !last || last.atMs <= first.atMs) return undefined;
+  const cases = committed.filter((at) => at > first.atMs && at <= last.atMs).length;
+  return cases > 0 ? ((last.cpuS - first.cpuS) * 1000) / cases : undefined;
+};
+
+const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case', 'late ms/case'];
 columns.push('sys ms/case', 'rss MB', 'tail ms', 'bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
@@ -174,7 +196,7 @@ try {
           profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
           nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
         }
-        const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs);
+        const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs, 100);
         const exitedAt = Date.now();
         const ideal = (n * latencyMs) / j / 1000;
         const results = join(dir, '.proctor', 'results');
@@ -191,8 +213,10 @@ try {
         const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
         cells.push(floor.toFixed(2), (run.wallS / floor).toFixed(2));
         const tailMs = exitedAt - lastFinished(join(results, runId ?? ''));
+        const late = lateMsPerCase(join(dir, '.proctor', 'proctor.db'), run.cpuSamples);
         cells.push(
           ((run.cpuS * 1000) / n).toFixed(3),
+          late === undefined ? '-' : late.toFixed(3),
           ((run.sysS * 1000) / n).toFixed(3),
           run.peakRssMb,
           tailMs,

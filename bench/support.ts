@@ -39,10 +39,30 @@ export interface TimedRun {
   /** The system part of it: what file creation and other syscalls cost. */
   sysS: number;
   peakRssMb: number;
+  /** The proctor process's CPU seconds so far, read every `sampleMs` while it ran (when asked for). */
+  cpuSamples: { atMs: number; cpuS: number }[];
 }
 
-/** Runs `node [nodeArgs] bin/proctor.js args` in `cwd` under /usr/bin/time. */
-export const timeProctor = async (cwd: string, args: string[], nodeArgs: string[] = []): Promise<TimedRun> => {
+/** The pid of the process /usr/bin/time started, once it has: from /proc, as time(1) does not say. */
+const childOf = (pid: number): number | undefined => {
+  try {
+    const [child] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ');
+    return child ? Number(child) : undefined;
+  } catch {
+    return undefined; // already gone
+  }
+};
+
+/**
+ * Runs `node [nodeArgs] bin/proctor.js args` in `cwd` under /usr/bin/time; with `sampleMs`, also reads the proctor
+ * process's CPU that often (Date.now() and seconds, at /proc's 10 ms resolution).
+ */
+export const timeProctor = async (
+  cwd: string,
+  args: string[],
+  nodeArgs: string[] = [],
+  sampleMs?: number,
+): Promise<TimedRun> => {
   const timeFile = join(cwd, 'time.txt');
   const started = process.hrtime.bigint();
   const run = spawn(
@@ -53,9 +73,24 @@ export const timeProctor = async (cwd: string, args: string[], nodeArgs: string[
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
+  const cpuSamples: TimedRun['cpuSamples'] = [];
+  let pid: number | undefined;
+  const sampler =
+    sampleMs === undefined
+      ? undefined
+      : setInterval(() => {
+          pid ??= run.pid === undefined ? undefined : childOf(run.pid);
+          try {
+            if (pid !== undefined) cpuSamples.push({ atMs: Date.now(), cpuS: cpuOf(pid) });
+          } catch {
+            // The process ended between two samples.
+          }
+        }, sampleMs);
   const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+  clearInterval(sampler);
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   // The last line: a killed process gets a "Command terminated by signal" line before it.
   const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
-  return { code, wallS, cpuS: (user ?? 0) + (sys ?? 0), sysS: sys ?? 0, peakRssMb: Math.round((maxKb ?? 0) / 1024) };
+  const peakRssMb = Math.round((maxKb ?? 0) / 1024);
+  return { code, wallS, cpuS: (user ?? 0) + (sys ?? 0), sysS: sys ?? 0, peakRssMb, cpuSamples };
 };
