@@ -27,7 +27,7 @@ import pg from 'pg';
 import { pgFrontendMessages } from '../test/support/pg-wire-counter.js';
 import { startTcpRelay, type TcpRelay } from '../test/support/tcp-relay.js';
 import { dropPool, inDatabase } from './queue-support.js';
-import { cli, cpuOf, startFakeServer, timeProctor } from './support.js';
+import { childrenOf, cli, cpuOf, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -73,17 +73,6 @@ const threadCpuOf = (pid: number): Map<string, number> => {
   });
   return byPlace;
 };
-/** The pids of a live process's children (none once it has exited). */
-const childrenOf = (pid: number): number[] => {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-    );
-  } catch {
-    return [];
-  }
-};
-
 /**
  * The follower's CPU by thread, sampled every 50 ms while `during` runs (it is /usr/bin/time's child): its last
  * moments before it exits are lost.

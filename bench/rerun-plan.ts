@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { caseKey } from '../src/plan/identity.js';
+import { childrenOf, cpuOf } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -89,24 +90,6 @@ try {
   if (lines.length) writeSync(fd, `${lines.join('\n')}\n`);
   closeSync(fd);
   const timeFile = join(dir, 'time.txt');
-  /** CPU seconds of a live process's main thread, from /proc (USER_HZ 100); undefined once it has ended. */
-  const mainThreadCpu = (pid: number): number | undefined => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return undefined;
-    }
-  };
-  /** The process /usr/bin/time (`pid`) runs, once it has started. */
-  const timedChild = (pid: number): number | undefined => {
-    try {
-      return Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0]) || undefined;
-    } catch {
-      return undefined;
-    }
-  };
   /**
    * One timed planning by the CLI at `cli`: wall and CPU seconds, peak RSS, and the main thread's CPU seconds
    * (sampled every 20 ms): what bounds the wall time on an idle machine, when a worker thread reads the index.
@@ -137,8 +120,12 @@ try {
     let node: number | undefined;
     let mainCpu = 0;
     const sampler = setInterval(() => {
-      node ??= timedChild(run.pid as number);
-      mainCpu = (node && mainThreadCpu(node)) ?? mainCpu;
+      node ??= childrenOf(run.pid as number)[0];
+      try {
+        if (node !== undefined) mainCpu = cpuOf(node, `/task/${node}`);
+      } catch {
+        // Ended since the last sample.
+      }
     }, 20);
     await new Promise((resolve) => run.on('close', resolve));
     clearInterval(sampler);

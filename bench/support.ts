@@ -1,6 +1,6 @@
 // What the benchmarks that run `proctor eval run` against the fake model server share.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -43,13 +43,14 @@ export interface TimedRun {
   cpuSamples: { atMs: number; cpuS: number }[];
 }
 
-/** The pid of the process /usr/bin/time started, once it has: from /proc, as time(1) does not say. */
-const childOf = (pid: number): number | undefined => {
+/** The pids of a live process's children (none once it has exited). */
+export const childrenOf = (pid: number): number[] => {
   try {
-    const [child] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ');
-    return child ? Number(child) : undefined;
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
   } catch {
-    return undefined; // already gone
+    return [];
   }
 };
 
@@ -79,7 +80,8 @@ export const timeProctor = async (
     sampleMs === undefined
       ? undefined
       : setInterval(() => {
-          pid ??= run.pid === undefined ? undefined : childOf(run.pid);
+          // /usr/bin/time's child, once it has started: time(1) does not say its pid.
+          pid ??= run.pid === undefined ? undefined : childrenOf(run.pid)[0];
           try {
             if (pid !== undefined) cpuSamples.push({ atMs: Date.now(), cpuS: cpuOf(pid) });
           } catch {

@@ -1,7 +1,8 @@
 // The queue runner end to end: `eval run` as the follower, `proctor worker` child processes, real Redis and
 // PostgreSQL, the fake model over HTTP. Leases and stalled checks are a few seconds so failover is quick.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, otherInstall, proctorVersion, runCli, startCli, waitFor } from '../support/cli.js';
+import { packageInfo } from '../../src/package-info.js';
+import { type CliProcess, otherInstall, runCli, startCli, waitFor } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.js';
 import { processRuns } from '../support/git-repo.js';
@@ -722,7 +723,7 @@ steps:
         expect(row.outcome).toBe('error');
         expect(row.error.kind).toBe('setup_failed');
         expect(row.error.message).toContain(
-          `this worker runs Proctor 0.0.0-other and the run was submitted with Proctor ${proctorVersion()}`,
+          `this worker runs Proctor 0.0.0-other and the run was submitted with Proctor ${packageInfo().version}`,
         );
       }
       // Refused before its task started: the model was never asked.

@@ -9,10 +9,6 @@ export const cliPath = fileURLToPath(new URL('../../bin/proctor.js', import.meta
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-/** This checkout's Proctor version (package.json). */
-export const proctorVersion = (): string =>
-  (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-
 /**
  * Another install of the built CLI, as a machine with Proctor `version` would have it: its own package.json,
  * bin and bundle, and this checkout's node_modules. `cli` is its bin/proctor.js, for CliOptions.cli.

@@ -6,7 +6,8 @@ import type { Summary } from '../../src/bundle/summary.js';
 import { ProctorError } from '../../src/errors.js';
 import { openai } from '../../src/targets/openai.js';
 import { defaultRateSettings, RateGate, rateGate } from '../../src/targets/rate-gate.js';
-import { runCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
 import { startFakeHttpServer } from '../support/fake-http-server.js';
 import { type FakeModelServer, sendJson, startFakeModelServer } from '../support/fake-model-server.js';
 import { indexRows, onlyBundle, tempProject } from '../support/project.js';
@@ -182,29 +183,36 @@ tests: [{ assert: [{ type: llm-rubric, value: answers }] }]
     }
   }, 30_000);
 
-  it('a generous endpoint: -j 50 sends its first 50 calls at once, and -j 100 grows the limit past 64 to 100', async () => {
-    const wide = await startFakeModelServer({ latencyMs: 600 });
-    const p = tempProject({
-      'wide.eval.yaml': `
+  it('a generous endpoint: -j 50 puts its first 50 calls in flight at once, and -j 100 grows the limit past 64 to 100', async () => {
+    const wide = await startFakeModelServer({ latencyMs: 100 });
+    const cases = (n: number) =>
+      `${Array.from({ length: n }, (_, i) => JSON.stringify({ vars: { n: i } })).join('\n')}\n`;
+    const evalFile = (prompt: string, tests: string) => `
 targets: [{ label: wide, kind: openai, base_url: "${wide.url}", model: w, api_key: kw }]
-prompts: ["wide {{ n }}"]
+prompts: ["${prompt}"]
 evaluate_options: { retries: 0 }
-tests: file://cases.jsonl
-`,
-      'cases.jsonl': `${Array.from({ length: 250 }, (_, n) => JSON.stringify({ vars: { n } })).join('\n')}\n`,
+tests: file://${tests}
+`;
+    const p = tempProject({
+      'held.eval.yaml': evalFile('held {{ n }} [[gate]]', 'held.jsonl'),
+      'held.jsonl': cases(50),
+      'wide.eval.yaml': evalFile('wide {{ n }}', 'wide.jsonl'),
+      'wide.jsonl': cases(250),
     });
+    const held = startCli(['eval', 'run', 'held.eval.yaml', '-j', '50', '-o', 'held'], { cwd: p.dir });
     try {
-      const fifty = await runCli(['eval', 'run', 'wide.eval.yaml', '-j', '50', '-o', 'fifty'], { cwd: p.dir });
-      expect(fifty.code, fifty.stderr).toBe(0);
-      // No ramp below what the run asks for: the 50th call went out before the first answer (600 ms) came back.
-      const starts = wide.requests.map((r) => r.at).sort((a, b) => a - b);
-      expect((starts[49] as number) - (starts[0] as number)).toBeLessThan(600);
+      // Every answer is held, so none comes back to grow the limit: what is in flight is what the limit starts at.
+      await eventually(async () => (wide.inFlight === 50 ? true : undefined));
+      wide.openGate();
+      const done = await held.done;
+      expect(done.code, done.stderr).toBe(0);
       wide.reset();
       const hundred = await runCli(['eval', 'run', 'wide.eval.yaml', '-j', '100', '-o', 'hundred'], { cwd: p.dir });
       expect(hundred.code, hundred.stderr).toBe(0);
       expect(wide.peakInFlight).toBe(100);
       expect(wide.requests.filter((r) => r.status === 429)).toEqual([]);
     } finally {
+      held.child.kill('SIGKILL');
       p.remove();
       await wide.close();
     }
