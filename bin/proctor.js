@@ -4,8 +4,9 @@ import { main } from '../dist/proctor/main.js';
 
 // V8 lets the old generation grow to up to 4× what survived the last full collection before collecting again.
 // A run promotes each in-flight case's garbage, so a 100,000-case run climbed 4× its plan (~630 MB of heap, ~170
-// MB live) before a collection; 1.5× bounds it near what the plan holds (a few more full collections, ~1%).
-// `proctor worker` holds no plan and goes back to V8's own policy (src/cli/commands/worker.ts).
+// MB live) before a collection; 1.5× bounds it near what the plan holds while it is planned (one synchronous
+// stretch). A run then sizes each growth by what the heap keeps (src/cli/old-generation.ts), and `proctor worker`,
+// which holds no plan, goes back to V8's own policy (src/cli/commands/worker.ts).
 setFlagsFromString('--heap-growing-percent=50');
 // V8 optimises a function on its compiler threads once it has run a budget of bytecode. Much of a command's code
 // runs briefly (start-up, loading, planning, a case's first calls), where optimising costs more than it saves. At

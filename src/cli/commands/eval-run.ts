@@ -4,6 +4,7 @@ import { loadProjectConfig } from '../../plan/config.js';
 import type { EvalRunFlags, EvalRunPlan } from '../../plan/eval-plan.js';
 import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
+import { OldGeneration } from '../old-generation.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { planReport, reportRun } from '../run-report.js';
 import { ReportRows } from '../run-report-rows.js';
@@ -61,6 +62,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const controller = new AbortController();
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
   const young = new YoungGeneration();
+  const old = new OldGeneration();
   try {
     const { plan, summary, ran, detached } = await runEval({
       config,
@@ -81,6 +83,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       },
       onStart: (p) => {
         young.growTo(youngBytes);
+        old.follow();
         if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
@@ -105,5 +108,6 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
     rows.close();
     signals.dispose();
     young.dispose();
+    old.dispose();
   }
 };
