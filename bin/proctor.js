@@ -13,6 +13,7 @@ setFlagsFromString('--heap-growing-percent=50');
 // 4× Node 20's budget a 1,000-case run took ~20% less CPU; at 5,000 to 20,000 cases and for a 100,000-test plan the
 // difference was within the noise, the compiler threads ~10% less busy (8×: less CPU at 5,000, more at 20,000).
 // A queue worker's cases cost ~35% more CPU at Node's budget, and no less at 8× or 16× (bench/worker-cpu.ts).
+// A run of fewer than 10,000 cases raises it to 16× from its start (src/cli/optimisation-budget.ts).
 setFlagsFromString('--interrupt-budget=270336');
 
 main(process.argv).then((code) => {

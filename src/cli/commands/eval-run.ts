@@ -5,6 +5,7 @@ import type { EvalRunFlags, EvalRunPlan } from '../../plan/eval-plan.js';
 import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
 import { OldGeneration } from '../old-generation.js';
+import { budgetOptimisation } from '../optimisation-budget.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { planReport, reportRun } from '../run-report.js';
 import { ReportRows } from '../run-report-rows.js';
@@ -84,6 +85,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       onStart: (p) => {
         young.growTo(youngBytes);
         old.follow();
+        budgetOptimisation(p.requests.size);
         if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
