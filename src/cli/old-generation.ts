@@ -1,4 +1,4 @@
-import { constants, type NodeGCPerformanceDetail, PerformanceObserver } from 'node:perf_hooks';
+import { constants, type NodeGCPerformanceDetail, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 
 /**
@@ -7,16 +7,20 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
  * -j 200, over bench/suite's 150 MB goal.
  */
 const slackBytes = 16 * 2 ** 20;
-/** A large heap grows to at most 1.5× what its last full collection kept. */
+/** A large heap grows to at most 1.5× what its last full collection kept: bin/proctor.js's bound for every command. */
 const boundPercent = 50;
 
 /** The growth that lets the heap reach the larger of live + 16 MB and 1.5 × live before its next full collection. */
 const growingPercent = (liveBytes: number): number =>
   Math.max(boundPercent, Math.ceil((slackBytes / Math.max(liveBytes, 1)) * 100));
 
-const follow = (): void => {
+/** Sets the next full collection's growth from what the heap holds now. */
+const sizeNextGrowth = (): void => {
   setFlagsFromString(`--heap-growing-percent=${growingPercent(getHeapStatistics().used_heap_size)}`);
 };
+
+const isFullCollection = (entry: PerformanceEntry): boolean =>
+  (entry as { detail?: NodeGCPerformanceDetail }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
 
 /**
  * Sizes V8's old generation by what a run keeps. bin/proctor.js bounds its growth to 1.5× what the last full
@@ -32,12 +36,10 @@ export class OldGeneration {
   follow(): void {
     if (this.observer) return;
     this.observer = new PerformanceObserver((list) => {
-      const major = (detail: unknown): boolean =>
-        (detail as NodeGCPerformanceDetail | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
-      if (list.getEntries().some((e) => major((e as { detail?: unknown }).detail))) follow();
+      if (list.getEntries().some(isFullCollection)) sizeNextGrowth();
     });
     this.observer.observe({ entryTypes: ['gc'] });
-    follow();
+    sizeNextGrowth();
   }
 
   /** bin/proctor.js's bound again: what follows the run (its report) may read a large bundle. */
