@@ -45,4 +45,14 @@ describe('case keys and fingerprints', () => {
       '{"a":[{"10":1,"9":0}],"b":1}',
     );
   });
+
+  it('serialise values already in key order as they did, what is not plain data among them', () => {
+    expect(stableJson({ a: 1, f: () => 1 })).toBe('{"a":1,"f":null}');
+    expect(stableJson({ a: [undefined, () => 1], b: undefined })).toBe('{"a":[null,null]}');
+    expect(stableJson({ a: new Date(0), b: { toJSON: () => 'x' } })).toBe('{"a":{},"b":{"toJSON":null}}');
+    expect(stableJson({ a: Symbol('s'), b: [Symbol('t')] })).toBe('{"a":null,"b":[null]}');
+    expect(stableJson({ 1: 'one', 2: { a: 'é"\n', b: [1.5, -0, null, true] } })).toBe(
+      '{"1":"one","2":{"a":"é\\"\\n","b":[1.5,0,null,true]}}',
+    );
+  });
 });
