@@ -1,7 +1,18 @@
-import { type IncomingHttpHeaders, validateHeaderName, validateHeaderValue } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
 import net, { type Socket } from 'node:net';
-import tls from 'node:tls';
 import { HttpReplyParser } from './http-reply-parser.js';
+
+// node:tls is required on the first https connection, not imported: it loads a dozen of Node's own modules
+// (secure contexts, its socket wrap), a few ms of the start of every command that calls a model over plain http.
+const required = createRequire(import.meta.url);
+
+/** An HTTP token (RFC 9110): a method or a header name, as node:http checks them. */
+const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value may not hold (node:http's check): a control character but tab, CR and LF among them. */
+const headerValueRefused = /[^\t\x20-\x7e\x80-\xff]/;
+
+const invalid = (message: string, code: string): TypeError => Object.assign(new TypeError(message), { code });
 
 // Statuses whose Response must not carry a body.
 const bodyless = new Set([101, 204, 205, 304]);
@@ -61,8 +72,8 @@ const blockOf = (headers: Record<string, string>): HeaderBlock => {
   let lines = '';
   let host: string | undefined;
   for (const [name, value] of Object.entries(headers)) {
-    validateHeaderName(name);
-    validateHeaderValue(name, value);
+    if (!token.test(name)) throw invalid(`invalid HTTP header name ${JSON.stringify(name)}`, 'ERR_INVALID_HTTP_TOKEN');
+    if (headerValueRefused.test(value)) throw invalid(`invalid character in header "${name}"`, 'ERR_INVALID_CHAR');
     const lower = name.toLowerCase();
     if (lower === 'host') host = value;
     else if (!framingHeaders.has(lower)) lines += `${name}: ${value}\r\n`;
@@ -210,7 +221,7 @@ const connect = (url: URL, pool: Connection[]): Connection => {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (!https) return new Connection(net.connect(port, host), pool);
   const session = sessions.get(url.origin);
-  const socket = tls.connect({
+  const socket = (required('node:tls') as typeof import('node:tls')).connect({
     host,
     port,
     ...(net.isIP(host) ? {} : { servername: host }),
@@ -250,8 +261,8 @@ export const httpRequest = (url: URL, init: HttpRequest): Promise<HttpReply> =>
     }
     // node:http's normalisation and check: a method is sent upper-cased, and is one token.
     const method = init.method.toUpperCase();
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Z]+$/.test(method)) {
-      reject(Object.assign(new TypeError(`invalid HTTP method ${method}`), { code: 'ERR_INVALID_HTTP_TOKEN' }));
+    if (!token.test(method)) {
+      reject(invalid(`invalid HTTP method ${method}`, 'ERR_INVALID_HTTP_TOKEN'));
       return;
     }
     const { lines, host, latin1 } = blockOf(init.headers);

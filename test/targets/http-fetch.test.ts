@@ -207,6 +207,15 @@ describe('httpRequest', () => {
     expect(server.connections).toBe(0);
   });
 
+  it('refuses a header name that is not a token, as node:http does', async () => {
+    server = await rawServer(() => {});
+    for (const name of ['x a', 'x:a', 'x\r\ny', '']) {
+      const error = await rejection(httpRequest(server.url(), { method: 'POST', headers: { [name]: 'b' }, body: '' }));
+      expect((error as { code?: string }).code).toBe('ERR_INVALID_HTTP_TOKEN');
+    }
+    expect(server.connections).toBe(0);
+  });
+
   it('answers httpFetch with a Response carrying the status, headers and body', async () => {
     server = await rawServer((_r, socket) =>
       socket.write('HTTP/1.1 429 Too Many Requests\r\nretry-after: 2\r\ncontent-length: 4\r\n\r\nslow'),

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -14,6 +14,14 @@ import { type Resource, resourcesPath, runDir } from '../resources.js';
 import { serviceFile } from '../teardown.js';
 import { type Readiness, readiness, waitReady } from './readiness.js';
 import type { StepContext, StepDef } from './step.js';
+
+// Required by the first exec step, not imported: every run loads the step registry, and node:child_process (with
+// node:dgram, which it loads) is a few ms of the start of each command whose tasks spawn nothing.
+let loaded: typeof import('node:child_process') | undefined;
+const childProcess = (): typeof import('node:child_process') => {
+  loaded ??= createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  return loaded;
+};
 
 const config = z.strictObject({
   /** A string runs through /bin/sh; an argv array runs the program directly. */
@@ -124,7 +132,7 @@ const startService = async (step: z.output<typeof config>, ctx: StepContext, env
   await writeOwnerFile(dir, { owner: ctx.services.owner, run_id: ctx.runId, instance_id: ctx.instanceId });
   const fd = openSync(log, 'w');
   const [file, args] = commandLine(step.command);
-  const child = spawn(file, args, {
+  const child = childProcess().spawn(file, args, {
     cwd: workingDir(step, ctx),
     env,
     detached: true,
