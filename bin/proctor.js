@@ -1,21 +1,91 @@
 #!/usr/bin/env node
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { main } from '../dist/proctor/main.js';
+import { Script } from 'node:vm';
 
 // V8 lets the old generation grow to up to 4× what survived the last full collection before collecting again.
 // A run promotes each in-flight case's garbage, so a 100,000-case run climbed 4× its plan (~630 MB of heap, ~170
 // MB live) before a collection; 1.5× bounds it near what the plan holds while it is planned (one synchronous
 // stretch). A run then sizes each growth by what the heap keeps (src/cli/old-generation.ts), and `proctor worker`,
 // which holds no plan, goes back to V8's own policy (src/cli/commands/worker.ts).
-setFlagsFromString('--heap-growing-percent=50');
+const startFlags = ['--heap-growing-percent=50'];
 // V8 optimises a function on its compiler threads once it has run a budget of bytecode. Much of a command's code
 // runs briefly (start-up, loading, planning, a case's first calls), where optimising costs more than it saves. At
 // 4× Node 20's budget a 1,000-case run took ~20% less CPU; at 5,000 to 20,000 cases and for a 100,000-test plan the
 // difference was within the noise, the compiler threads ~10% less busy (8×: less CPU at 5,000, more at 20,000).
 // A queue worker's cases cost ~35% more CPU at Node's budget, and no less at 8× or 16× (bench/worker-cpu.ts).
 // A run of fewer than 10,000 cases raises it to 16× from its start (src/cli/optimisation-budget.ts).
-setFlagsFromString('--interrupt-budget=270336');
+startFlags.push('--interrupt-budget=270336');
+// V8's own growth of the young generation, which a run stops and lets go again (src/cli/young-generation.ts).
+startFlags.push('--semi-space-growth-factor=2');
+for (const flag of startFlags) setFlagsFromString(flag);
 
-main(process.argv).then((code) => {
+// The CLI is one CommonJS script (scripts/bundle.js), compiled here with V8's code cache: compiling it (and each
+// function on its first call) was ~45% of a one-case eval run's instructions. The cache is per command (each
+// compiles its own functions) and per build of the script, and is written once, when a command ends without one
+// (or with one V8 refused): beside the script, or where the package cannot be written to (a system-wide install),
+// under the system's temporary folder. It holds compiled code, never data.
+const file = fileURLToPath(new URL('../dist/proctor/main.cjs', import.meta.url));
+const { size, mtimeMs } = statSync(file);
+const build = createHash('sha1').update(`${file}\n${size}\n${mtimeMs}`).digest('hex').slice(0, 16);
+const cacheDirs = [join(dirname(file), '.cache'), join(tmpdir(), `proctor-code-cache-${process.getuid?.() ?? 0}`)];
+const command = process.argv.slice(2, 4).filter((word) => /^[a-z][a-z-]*$/.test(word)).join('-') || 'proctor';
+const cacheName = `${build}-${command}.bin`;
+/** The cache of this build and command, from the first place that has one. */
+const readCache = () => {
+  for (const dir of cacheDirs) {
+    try {
+      return readFileSync(join(dir, cacheName));
+    } catch {
+      // None there.
+    }
+  }
+  return undefined;
+};
+/** Writes the cache into `dir`, dropping earlier builds' caches; false when `dir` cannot be written to. */
+const writeCache = (dir, data) => {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(dir)) if (!name.startsWith(build)) rmSync(join(dir, name), { force: true });
+    // Renamed into place: a command starting meanwhile finds a whole cache or none.
+    const part = join(dir, `${cacheName}.${process.pid}`);
+    writeFileSync(part, data);
+    renameSync(part, join(dir, cacheName));
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** The script compiled, with the cache when there is one; whether a cache should be written once it has run. */
+const compile = () => {
+  const cachedData = readCache();
+  // The file is a function expression over CommonJS's arguments (scripts/bundle.js), compiled as it is.
+  const script = new Script(readFileSync(file, 'utf8'), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  return { script, stale: !cachedData || script.cachedDataRejected === true };
+};
+const { script, stale } = compile();
+if (stale) {
+  process.once('exit', () => {
+    try {
+      // V8 accepts a cache only under the flags it was made with: those set above, which a run changes.
+      for (const flag of startFlags) setFlagsFromString(flag);
+      const data = script.createCachedData();
+      for (const dir of cacheDirs) if (writeCache(dir, data)) break;
+    } catch {
+      // A cache that cannot be made costs the next start its compile, nothing else.
+    }
+  });
+}
+// A project's own modules (a module step, a transform) are imported from here: a script's import() needs a flag.
+globalThis[Symbol.for('proctor.import')] = (url) => import(url);
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+
+module.exports.main(process.argv).then((code) => {
   process.exitCode = code;
 });

@@ -192,8 +192,9 @@ interface ReadJob {
   done: Int32Array;
 }
 
-// The worker's side: this module is its entry, and it reads the index as the calling thread would. Its argv
-// carries the role, so any other thread tells it is not the worker without loading node:worker_threads.
+// The worker's side: this module is what its entry (latest-rows-worker.ts) loads, and it reads the index as the
+// calling thread would. Its argv carries the role, so any other thread tells it is not the worker without loading
+// node:worker_threads.
 const job = process.argv.includes(workerRole)
   ? (workerThreads().workerData as Partial<ReadJob> | undefined)
   : undefined;
@@ -234,12 +235,15 @@ export const startReadLatest = (dir: string): PendingLatest => {
   const file = join(dir, indexFile);
   const bytes = existsSync(file) ? statSync(file).size : 0;
   const inThread: PendingLatest = { dir, onThread: false, result: () => readLatest(dir) };
-  if (bytes < threadFromBytes || !import.meta.url.endsWith('.js')) return inThread;
+  // The worker's entry sits beside this module, built as it was (dist/bundle/ by tsc, dist/proctor/ by
+  // scripts/bundle.js); from the TypeScript sources there is none.
+  const built = /\.c?js$/.exec(import.meta.url)?.[0];
+  if (bytes < threadFromBytes || built === undefined) return inThread;
   const { MessageChannel, receiveMessageOnPort, Worker } = workerThreads();
   const channel = new MessageChannel();
   const done = new Int32Array(new SharedArrayBuffer(4));
   const read: ReadJob = { role: workerRole, dir, port: channel.port2, done };
-  const worker = new Worker(new URL(import.meta.url), {
+  const worker = new Worker(new URL(`./latest-rows-worker${built}`, import.meta.url), {
     argv: [workerRole],
     workerData: read,
     transferList: [channel.port2],

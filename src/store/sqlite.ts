@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
@@ -32,7 +33,8 @@ const makeDirs = (dir: string): void => {
 
 /** The SQLite file, opened in WAL mode (so readers never block the writer), or why it cannot be. */
 const openFile = async (file: string): Promise<SqliteDatabase> => {
-  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  // Required, not imported: the addon is CommonJS, and the bundle's import() would need bin/proctor.js's importer.
+  const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
   let sqlite: SqliteDatabase | undefined;
   try {
     if (file !== ':memory:') makeDirs(dirname(file));

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
+import { importFile } from '../import-module.js';
 import type { Usage } from '../records.js';
 import { compileTemplate } from '../template.js';
 import { parsePath, selectPath } from './json-path.js';
@@ -189,7 +189,7 @@ export const http: TargetDef<typeof config> = {
     let transform: Promise<(body: unknown, ctx: object) => unknown> | undefined;
     const loadTransform = (ref: string) => {
       const [file, name = 'default'] = ref.slice(7).split('#') as [string, string?];
-      return import(pathToFileURL(path.resolve(context.baseDir, file)).href).then((m: Record<string, unknown>) => {
+      return importFile(path.resolve(context.baseDir, file)).then((m) => {
         const fn = m[name];
         if (typeof fn !== 'function') throw new ProctorError('internal', `${file} exports no function "${name}"`);
         return fn as (body: unknown, ctx: object) => unknown;

@@ -1,22 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cliPath } from './cli.js';
 
-/** The loader hook that notes every ES module the process loads, one URL a line. */
-const hooksModule = (log: string): string =>
-  "import { appendFileSync } from 'node:fs';\n" +
-  `export const load = (url, context, next) => { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); };\n`;
-
-/** Registers the loader hook, which runs on a thread of its own (so loads node:worker_threads itself). */
-const hookingModule = (hooks: string): string =>
-  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bundle = path.join(root, 'dist', 'proctor', 'main.cjs');
 
 /**
- * Notes at exit the CommonJS files the process required (they bypass loader hooks) and the public modules of Node
- * it loaded, as `node:NAME` (a `NativeModule NAME` of process.moduleLoadList).
+ * Notes at exit the CommonJS files the process required (the bundle is read and compiled by bin/proctor.js, not
+ * required) and the public modules of Node it loaded, as `node:NAME` (a `NativeModule NAME` of
+ * process.moduleLoadList).
  */
 const exitNotesModule = (log: string): string =>
   "import { appendFileSync } from 'node:fs';\nimport { builtinModules, createRequire } from 'node:module';\n" +
@@ -25,48 +20,63 @@ const exitNotesModule = (log: string): string =>
   "const builtins = () => process.moduleLoadList.map((m) => m.replace(/^NativeModule /, '')).filter((m) => builtinModules.includes(m)).map((m) => 'node:' + m);\n" +
   `process.on('exit', () => appendFileSync(${JSON.stringify(log)}, [...Object.keys(required).map((f) => pathToFileURL(f).href), ...builtins()].map((l) => l + '\\n').join('')));\n`;
 
-/** The files a bundle chunk was made of, by its source map; the file itself when it has none. */
+/** The files a built file was made of, by its source map; the file itself when it has none. */
 const sourcesOf = (file: string): string[] => {
   if (!existsSync(`${file}.map`)) return [file];
   const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
   return map.sources.map((s) => path.resolve(path.dirname(file), s));
 };
 
-/** Runs the CLI with `args` in `cwd`, `preload` (a module's text) imported first; the lines it wrote to its log. */
-const runNoting = (
-  dir: string,
-  name: string,
-  preload: (log: string) => string,
-  args: readonly string[],
-  cwd: string,
-) => {
-  const log = path.join(dir, `${name}.log`);
-  const module = path.join(dir, `${name}.mjs`);
-  writeFileSync(module, preload(log));
-  writeFileSync(log, '');
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(module).href, cliPath, ...args], {
-    cwd,
-    encoding: 'utf8',
-  });
-  if (run.status !== 0) throw new Error(`proctor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
-  return [...new Set(readFileSync(log, 'utf8').split('\n'))];
+interface ScriptCoverage {
+  url: string;
+  functions: { functionName: string; ranges: { count: number }[] }[];
+}
+
+/**
+ * The source files of the bundle whose code ran, from V8's coverage of the process: esbuild wraps each module a
+ * command reaches only when it runs (its dynamic imports, every CommonJS package) in an initialiser named for the
+ * module's file (`dist/store/kysely-store.js`, `node_modules/kysely/…`), run once when first imported. A module
+ * with no initialiser runs with the bundle's start; one with an initialiser runs if that ran.
+ */
+const bundleSourcesRun = (coverageDir: string): string[] => {
+  const scripts = readdirSync(coverageDir).flatMap(
+    (name) => (JSON.parse(readFileSync(path.join(coverageDir, name), 'utf8')) as { result: ScriptCoverage[] }).result,
+  );
+  const script = scripts.find((s) => s.url === pathToFileURL(bundle).href || s.url === bundle);
+  if (!script) throw new Error(`no coverage of ${bundle}: did bin/proctor.js run it?`);
+  const sourcesOfModule = (name: string): string[] =>
+    name.startsWith('dist/') ? sourcesOf(path.join(root, name)) : [path.join(root, name)];
+  const initialisers = script.functions.filter((f) => /^(dist|node_modules)\//.test(f.functionName));
+  const wrapped = new Set(initialisers.flatMap((f) => sourcesOfModule(f.functionName)));
+  const ran = initialisers.filter((f) => (f.ranges[0]?.count ?? 0) > 0).flatMap((f) => sourcesOfModule(f.functionName));
+  return [...sourcesOf(bundle).filter((s) => !wrapped.has(s)), ...ran];
 };
 
 /**
- * Runs the built CLI with `args` in `cwd` and lists the source files of everything it loaded: the ES modules it
- * imported (a chunk of the bundle as the files it was made of, read from its source map), the CommonJS files it
- * required and Node's own modules (`node:NAME`). What a command loads it compiles on every start, so this is what a
- * test of start-up cost counts. Twice: Node's modules are counted by a run without the loader hook's thread.
+ * Runs the built CLI with `args` in `cwd` and lists the source files of everything it ran: the bundle's modules
+ * that it started (bundleSourcesRun), the CommonJS files it required and Node's own modules (`node:NAME`). What a
+ * command starts it evaluates on every start, so this is what a test of start-up cost counts.
  */
 export const loadedSources = (args: readonly string[], cwd: string): string[] => {
   const dir = mkdtempSync(path.join(tmpdir(), 'proctor-loads-'));
   try {
-    const hooks = path.join(dir, 'hooks.mjs');
-    writeFileSync(hooks, hooksModule(path.join(dir, 'imported.log')));
-    const imported = runNoting(dir, 'imported', () => hookingModule(hooks), args, cwd);
-    const noted = runNoting(dir, 'noted', exitNotesModule, args, cwd);
-    const files = [...imported, ...noted].filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
-    return [...new Set(files)].flatMap(sourcesOf).concat(noted.filter((l) => l.startsWith('node:')));
+    const log = path.join(dir, 'noted.log');
+    const notes = path.join(dir, 'notes.mjs');
+    writeFileSync(notes, exitNotesModule(log));
+    writeFileSync(log, '');
+    const coverage = path.join(dir, 'coverage');
+    const run = spawnSync(process.execPath, ['--import', pathToFileURL(notes).href, cliPath, ...args], {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_V8_COVERAGE: coverage },
+    });
+    if (run.status !== 0) throw new Error(`proctor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+    const noted = [...new Set(readFileSync(log, 'utf8').split('\n'))];
+    const required = noted.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
+    return [
+      ...new Set([...bundleSourcesRun(coverage), ...required.flatMap(sourcesOf)]),
+      ...noted.filter((l) => l.startsWith('node:')),
+    ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

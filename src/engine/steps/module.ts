@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CanceledError, type ErrorKind, errorKinds, ProctorError } from '../../errors.js';
+import { importFile } from '../../import-module.js';
 import type { Json } from '../../records.js';
 import type { ContextOp } from '../../store/store.js';
 import type { StepDef } from './step.js';
@@ -40,7 +40,7 @@ export const moduleStep: StepDef<typeof config> = {
     const file = path.resolve(ctx.baseDir, step.module);
     let loaded: Record<string, unknown>;
     try {
-      loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      loaded = await importFile(file);
     } catch (error) {
       throw new ProctorError('setup_failed', `cannot load module ${file}: ${(error as Error).message}`, {
         cause: error,
