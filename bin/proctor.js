@@ -34,7 +34,10 @@ const file = fileURLToPath(new URL('../dist/proctor/main.cjs', import.meta.url))
 const { size, mtimeMs } = statSync(file);
 const build = createHash('sha1').update(`${file}\n${size}\n${mtimeMs}`).digest('hex').slice(0, 16);
 const cacheDirs = [join(dirname(file), '.cache'), join(tmpdir(), `proctor-code-cache-${process.getuid?.() ?? 0}`)];
-const command = process.argv.slice(2, 4).filter((word) => /^[a-z][a-z-]*$/.test(word)).join('-') || 'proctor';
+// A dry run compiles none of what running does: its own cache, or a first dry run would leave runs theirs to compile.
+const words = process.argv.slice(2, 4).filter((word) => /^[a-z][a-z-]*$/.test(word));
+if (process.argv.includes('--dry-run')) words.push('dry');
+const command = words.join('-') || 'proctor';
 const cacheName = `${build}-${command}.bin`;
 /** The cache of this build and command, from the first place that has one. */
 const readCache = () => {

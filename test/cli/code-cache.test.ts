@@ -47,6 +47,12 @@ describe('the code cache', () => {
     // V8 took it: a refused cache is written again.
     expect(statSync(cache).mtimeMs).toBe(written.mtimeMs);
     expect(readdirSync(tmp).filter((name) => name.startsWith('proctor-code-cache'))).toEqual([]);
+    // A dry run compiles little of what a run does, so it keeps a cache of its own.
+    expect((await run(['eval', 'run', '--dry-run'])).code).toBe(0);
+    expect(readdirSync(cacheDir).map((name) => name.replace(/^[0-9a-f]+-/, ''))).toEqual(
+      expect.arrayContaining(['eval-run.bin', 'eval-run-dry.bin']),
+    );
+    expect(statSync(cache).mtimeMs).toBe(written.mtimeMs);
   });
 
   it('is written again when V8 refuses it, the command unaffected', async () => {
