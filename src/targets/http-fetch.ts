@@ -9,7 +9,7 @@ const required = createRequire(import.meta.url);
 
 /** An HTTP token (RFC 9110): a method or a header name, as node:http checks them. */
 const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** What a header value may not hold (node:http's check): a control character but tab, CR and LF among them. */
+/** What a header value may not hold (node:http's check): a control character other than tab (CR, LF), or DEL. */
 const headerValueRefused = /[^\t\x20-\x7e\x80-\xff]/;
 
 const invalid = (message: string, code: string): TypeError => Object.assign(new TypeError(message), { code });
