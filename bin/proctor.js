@@ -67,8 +67,9 @@ const writeCache = (dir, data) => {
 /** The script compiled, with the cache when there is one; whether a cache should be written once it has run. */
 const compile = () => {
   const cachedData = readCache();
-  // The file is a function expression over CommonJS's arguments (scripts/bundle.js), compiled as it is.
-  const script = new Script(readFileSync(file, 'utf8'), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  // The file is a function expression over CommonJS's arguments (scripts/bundle.js), compiled as it is. It is
+  // ASCII (esbuild escapes the rest), so read as latin1: a copy, not UTF-8's decoding (~8 ms of 3.6 MB).
+  const script = new Script(readFileSync(file, 'latin1'), { filename: file, ...(cachedData ? { cachedData } : {}) });
   return { script, stale: !cachedData || script.cachedDataRejected === true };
 };
 const { script, stale } = compile();

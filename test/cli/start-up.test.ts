@@ -26,6 +26,14 @@ describe('what a command loads', () => {
     expect(from(sources, /node_modules\/(kysely|pg)\//)).toEqual([]);
   });
 
+  it('runs an eval without node:child_process, node:http or node:tls, which nothing in it uses', () => {
+    project = tempProject({ 'a.eval.yaml': evalWith('{{ word }}') });
+    const sources = loadedSources(['eval', 'run', '-q'], project.dir);
+    expect(from(sources, /src\/engine\/steps\/exec\.ts$/)).toHaveLength(1);
+    for (const name of ['node:child_process', 'node:dgram', 'node:http', 'node:tls'])
+      expect(sources).not.toContain(name);
+  });
+
   it('loads Liquid for a template that needs it', () => {
     project = tempProject({ 'a.eval.yaml': evalWith('{{ word | upcase }}') });
     const sources = loadedSources(['eval', 'run', '--dry-run'], project.dir);

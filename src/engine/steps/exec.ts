@@ -1,9 +1,9 @@
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { childProcess } from '../../child-process.js';
 import { CanceledError, ProctorError } from '../../errors.js';
 import { sleep } from '../../sleep.js';
 import { interpolateEnv } from '../../targets/secrets.js';
@@ -14,14 +14,6 @@ import { type Resource, resourcesPath, runDir } from '../resources.js';
 import { serviceFile } from '../teardown.js';
 import { type Readiness, readiness, waitReady } from './readiness.js';
 import type { StepContext, StepDef } from './step.js';
-
-// Required by the first exec step, not imported: every run loads the step registry, and node:child_process (with
-// node:dgram, which it loads) is a few ms of the start of each command whose tasks spawn nothing.
-let loaded: typeof import('node:child_process') | undefined;
-const childProcess = (): typeof import('node:child_process') => {
-  loaded ??= createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-  return loaded;
-};
 
 const config = z.strictObject({
   /** A string runs through /bin/sh; an argv array runs the program directly. */

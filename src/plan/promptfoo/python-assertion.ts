@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../../child-process.js';
 import type { JsonObject } from '../../records.js';
 import type { Path, Source } from '../source.js';
 import { shellQuote } from './shell.js';
@@ -40,7 +40,7 @@ let hasPython: boolean | undefined;
 
 /** The `script` assertion that runs promptfoo python `code`; refused when this machine has no python3. */
 export const pythonAssertion = (source: Source, at: Path, code: string): JsonObject => {
-  hasPython ??= spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
+  hasPython ??= childProcess().spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
   if (!hasPython)
     throw source.fail(
       at,
