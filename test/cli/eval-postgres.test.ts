@@ -95,7 +95,12 @@ ${tests.join('\n')}
     withModelCases(['apple [[gate]]', 'pear [[hang]]', 'plum'], {}, async (p, model, admin) => {
       const cli = startCli(['eval', 'run', '-q', '-j', '1', '-o', 'out'], { cwd: p.dir, timeoutMs: 30_000 });
       await eventually(async () => (model.requests.length === 1 ? true : undefined));
-      // The second case waits for the slot; another process ends its run meanwhile.
+      // The second case waits for the slot, its run submitted while the first calls the model (not always before
+      // that call goes out); another process ends its run meanwhile.
+      await eventually(async () => {
+        const queued = await admin.query(`select count(*)::int as n from runs where status = 'QUEUED'`);
+        return queued.rows[0].n > 0 ? true : undefined;
+      });
       const ended = await admin.query(
         `update runs set status = 'CANCELED', outcome = 'canceled', finished_at = $1
          where run_id = (select run_id from runs where status = 'QUEUED' order by run_id limit 1)`,
