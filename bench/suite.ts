@@ -6,8 +6,10 @@
 // which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
 // For each N × J it runs `proctor eval run -j J` in a fresh project and prints one row: wall time against the
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
-// the size of the results bundle and of the store, and the tail: from the last case finishing (the latest
-// `finished_at` in index.jsonl) to the process's exit, what the end of a run (summary, report) costs.
+// the size of the results bundle and of the store, the start: from the process's spawn to its first case starting
+// (the earliest `started_at` in index.jsonl), what start-up and planning cost before the model is called, and the
+// tail: from the last case finishing (the latest `finished_at`) to the process's exit, what the end of a run
+// (summary, report) costs.
 // Before each run, `floor s` is what the server and the machine allow any client: the same N prompts sent J at a
 // time by Proctor's HTTP client alone (src/targets/http-fetch.ts, in this process), from the first request to the
 // last reply. Under load the fake server's replies come later than its latency (it shares the cores), so
@@ -149,13 +151,16 @@ const topSelfTime = (profDir: string, count: number): string[] => {
     );
 };
 
-/** When the last case of a bundle finished, in ms since the epoch: its index's latest `finished_at`. */
-const lastFinished = (bundle: string): number => {
-  let last = 0;
+/** When a bundle's first case started and its last finished, in ms since the epoch, by its index's rows. */
+const caseSpan = (bundle: string): { firstStarted: number; lastFinished: number } => {
+  let [firstStarted, lastFinished] = [Number.POSITIVE_INFINITY, 0];
   for (const line of readFileSync(join(bundle, 'index.jsonl'), 'utf8').split('\n')) {
-    if (line) last = Math.max(last, Date.parse((JSON.parse(line) as { finished_at: string }).finished_at));
+    if (!line) continue;
+    const row = JSON.parse(line) as { started_at: string; finished_at: string };
+    firstStarted = Math.min(firstStarted, Date.parse(row.started_at));
+    lastFinished = Math.max(lastFinished, Date.parse(row.finished_at));
   }
-  return last;
+  return { firstStarted, lastFinished };
 };
 
 /** CPU ms per case from half of the run's cases committed to 95% of them (undefined when too few samples fall between). */
@@ -177,12 +182,19 @@ const lateMsPerCase = (store: string, samples: TimedRun['cpuSamples']): number |
 };
 
 const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case', 'late ms/case'];
-columns.push('sys ms/case', 'rss MB', 'tail ms', 'bundle MB', 'KB/case', 'store MB', 'KB/case', 'passed', 'exit');
+columns.push('sys ms/case', 'rss MB', 'start ms', 'tail ms', 'bundle MB', 'KB/case', 'store MB', 'KB/case');
+columns.push('passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
 const row = (cells: (string | number)[]): string => cells.map((c, i) => String(c).padStart(widths[i] ?? 8)).join(' ');
 
 const server = await startFakeServer(latencyMs);
+// One case first, so that every row finds `eval run`'s code cache (bin/proctor.js) as a user's every run but the
+// first after an install does, made by a run of this kind.
+const warm = mkdtempSync(join(values.dir, 'proctor-suite-'));
+writeSuite(warm, 1, server.url);
+await timeProctor(warm, ['eval', 'run', '-q']);
+rmSync(warm, { recursive: true, force: true });
 process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n${row(columns)}\n`);
 let profDir: string | undefined;
 try {
@@ -196,6 +208,7 @@ try {
           profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
           nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
         }
+        const spawnedAt = Date.now();
         const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs, 100);
         const exitedAt = Date.now();
         const ideal = (n * latencyMs) / j / 1000;
@@ -212,14 +225,15 @@ try {
         const kbPerCase = (b: number): string => (b / 1024 / n).toFixed(2);
         const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
         cells.push(floor.toFixed(2), (run.wallS / floor).toFixed(2));
-        const tailMs = exitedAt - lastFinished(join(results, runId ?? ''));
+        const span = caseSpan(join(results, runId ?? ''));
         const late = lateMsPerCase(join(dir, '.proctor', 'proctor.db'), run.cpuSamples);
         cells.push(
           ((run.cpuS * 1000) / n).toFixed(3),
           late === undefined ? '-' : late.toFixed(3),
           ((run.sysS * 1000) / n).toFixed(3),
           run.peakRssMb,
-          tailMs,
+          span.firstStarted - spawnedAt,
+          exitedAt - span.lastFinished,
           mb(bundle),
           kbPerCase(bundle),
         );

@@ -74,7 +74,10 @@ const compile = () => {
 };
 const { script, stale } = compile();
 if (stale) {
-  process.once('exit', () => {
+  process.once('exit', (code) => {
+    // Only from a command that did its work (0, or 1 for failed cases): one refused for bad input or stopped holds
+    // little of what that command compiles, and its cache, taken as it is, would leave every later run to compile it.
+    if (code > 1) return;
     try {
       // V8 accepts a cache only under the flags it was made with: those set above, which a run changes.
       for (const flag of startFlags) setFlagsFromString(flag);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,13 @@ describe('the code cache', () => {
       expect.arrayContaining(['eval-run.bin', 'eval-run-dry.bin']),
     );
     expect(statSync(cache).mtimeMs).toBe(written.mtimeMs);
+  });
+
+  it('is not written by a command refused for bad input', async () => {
+    const { cacheDir, run, tmp } = setUp();
+    writeFileSync(join(tmp, 'a.eval.yaml'), 'targets: [{kind: echo}]\nprompts: ["hi"]\ntests: 3\n');
+    expect((await run(['eval', 'run', '-q'])).code).toBe(2);
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
   });
 
   it('is written again when V8 refuses it, the command unaffected', async () => {
