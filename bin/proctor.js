@@ -32,7 +32,10 @@ for (const flag of startFlags) setFlagsFromString(flag);
 // under the system's temporary folder. It holds compiled code, never data.
 const file = fileURLToPath(new URL('../dist/proctor/main.cjs', import.meta.url));
 const { size, mtimeMs } = statSync(file);
-const build = createHash('sha1').update(`${file}\n${size}\n${mtimeMs}`).digest('hex').slice(0, 16);
+// V8 checks a cache against its script's length alone, so the key must tell builds apart: an install from npm dates
+// every file alike, so its version does there, and a rebuild in place changes the file's time.
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const build = createHash('sha1').update(`${version}\n${file}\n${size}\n${mtimeMs}`).digest('hex').slice(0, 16);
 const cacheDirs = [join(dirname(file), '.cache'), join(tmpdir(), `proctor-code-cache-${process.getuid?.() ?? 0}`)];
 // A dry run compiles none of what running does: its own cache, or a first dry run would leave runs theirs to compile.
 const words = process.argv.slice(2, 4).filter((word) => /^[a-z][a-z-]*$/.test(word));

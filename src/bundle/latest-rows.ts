@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
+import { workerThreads } from '../node-modules.js';
 import type { Outcome } from '../records.js';
-import { workerThreads } from '../worker-threads.js';
 import { KeyTable } from './key-table.js';
 import { forEachRowHead, type RowHead, readRowsAt, type SkippedLine } from './reader.js';
 import type { IndexRow } from './row.js';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { ProctorError } from '../errors.js';
-import { workerThreads } from '../worker-threads.js';
+import { workerThreads } from '../node-modules.js';
 import { type GradeInput, stoppedGrader } from './grader.js';
 import { jsWorkerCode } from './js-worker-code.js';
 

@@ -1,11 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
 import net, { type Socket } from 'node:net';
+import { tls } from '../node-modules.js';
 import { HttpReplyParser } from './http-reply-parser.js';
-
-// node:tls is required on the first https connection, not imported: it loads a dozen of Node's own modules
-// (secure contexts, its socket wrap), a few ms of the start of every command that calls a model over plain http.
-const required = createRequire(import.meta.url);
 
 /** An HTTP token (RFC 9110): a method or a header name, as node:http checks them. */
 const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -221,7 +217,7 @@ const connect = (url: URL, pool: Connection[]): Connection => {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (!https) return new Connection(net.connect(port, host), pool);
   const session = sessions.get(url.origin);
-  const socket = (required('node:tls') as typeof import('node:tls')).connect({
+  const socket = tls().connect({
     host,
     port,
     ...(net.isIP(host) ? {} : { servername: host }),

@@ -1,4 +1,4 @@
-import { childProcess } from '../../child-process.js';
+import { childProcess } from '../../node-modules.js';
 import type { JsonObject } from '../../records.js';
 import type { Path, Source } from '../source.js';
 import { shellQuote } from './shell.js';
