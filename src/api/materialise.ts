@@ -36,12 +36,16 @@ export class Materialiser {
   private readonly writer: BundleWriter;
   private readonly watch: ResultWatch;
 
-  /** `fresh`: the group is new to the bundle (the command that submits it), so nothing of it is there yet. */
+  /**
+   * `fresh`: the group is new to the bundle (the command that submits it), so nothing of it is there yet.
+   * `onAppended` is given the index lines of each append, as written.
+   */
   constructor(
     private readonly store: Store,
     readonly groupId: string,
     readonly dir: string,
     fresh: boolean,
+    private readonly onAppended?: (lines: readonly string[]) => void,
   ) {
     this.writer = new BundleWriter(dir);
     this.written = fresh ? undefined : rowsOfGroup(dir, groupId);
@@ -72,8 +76,9 @@ export class Materialiser {
           this.written?.add(r.runId);
         }
       } finally {
-        this.writer.flush();
+        const lines = this.writer.flush();
         this.count += rows;
+        if (lines.length > 0) this.onAppended?.(lines);
       }
       appended += rows;
       if (heads.length < pageSize) return appended;

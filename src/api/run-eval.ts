@@ -79,7 +79,7 @@ const lock = (dir: string): BundleLock => lockBundle(dir, currentOwner(), ownerP
  * missing) before the summary.
  */
 const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Promise<Summary> => {
-  // The summary and the report fold the rows in as they are written: the end of the run reads back none.
+  // The summary and the report fold the rows in as the materialiser appends them: the end of the run reads back none.
   const tally = new SummaryTally();
   const fold = foldsRows(plan)
     ? new LatestFold(plan.bundleDir, [tally, ...(o.visitors?.(plan.bundleDir) ?? [])])
@@ -89,7 +89,7 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
   const warned = warnAbout(runner, o.onWarning);
   // Before the first case is submitted: a follower killed from here on leaves its group for the next one.
   recordGroup(plan.bundleDir, plan.groupId);
-  const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true);
+  const materialiser = new Materialiser(store, plan.groupId, plan.bundleDir, true, (lines) => fold?.visitLines(lines));
   const budget = withBudget(plan) ? new BudgetDispatch(plan, runner, store) : undefined;
   o.onStart?.(plan);
   try {
@@ -143,7 +143,6 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
       ...(ended ? { waitEnded: (left: number, ms: number) => (halted() ? sleep(ms) : ended(left, ms)) } : {}),
       beforeReading: async () => {
         await materialiser.pull();
-        fold?.catchUp();
       },
     });
     await submitted;
@@ -152,7 +151,6 @@ const runPlan = async (plan: EvalRunPlan, o: RunEvalOptions, store: Store): Prom
     await runner.stop();
     await materialiser.complete();
     const spend = await budget?.report();
-    fold?.catchUp();
     const facts = fold?.end();
     // Without a fold, or an inexact one (a row superseded one it had given the visitors), a pass over the bundle.
     return facts

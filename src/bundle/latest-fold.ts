@@ -1,14 +1,12 @@
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { readLatest, rowsOf } from './latest-rows.js';
-import { readRowHeads } from './reader.js';
-import type { IndexRow } from './row.js';
+import { type IndexRow, parseRow } from './row.js';
 import type { IndexFacts, RowVisitor } from './row-visitor.js';
-import { BundleWriter, indexFile } from './writer.js';
+import { BundleWriter } from './writer.js';
 
 /**
  * The latest rows of a bundle being appended to, given to visitors as they are written rather than read back
- * once the run ends: the end of a run then costs the rows written since the last catch-up, not the bundle's.
+ * once the run ends: the end of a run then costs nothing more, and the rows appended are taken from the lines the
+ * writer appended, not read back from index.jsonl.
  * Visitors must see exactly what a pass over the finished bundle gives them (the latest row per key, in the order
  * written), which holds while every appended row is the first of its key: the rows the bundle held before are
  * visited first, and none is superseded. A row that supersedes one already visited (a rerun of a case the bundle
@@ -19,8 +17,6 @@ export class LatestFold {
   /** The keys of the rows the bundle held before. */
   private readonly prior: Set<string>;
   private readonly added = new Set<string>();
-  /** Where in index.jsonl the next catch-up reads from: the end of the last complete line read. */
-  private offset: number;
   private readonly facts: IndexFacts;
   private exact = true;
 
@@ -29,7 +25,7 @@ export class LatestFold {
    * last line cut, as the first append would cut it), so the rows read are the ones that stay.
    */
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly visitors: readonly RowVisitor[],
   ) {
     // A visitor that reads the bundle itself must be given its rows once the bundle is written.
@@ -37,8 +33,6 @@ export class LatestFold {
     const writer = new BundleWriter(dir);
     writer.open();
     writer.close();
-    const file = join(dir, indexFile);
-    this.offset = existsSync(file) ? statSync(file).size : 0;
     const index = this.exact ? readLatest(dir) : undefined;
     this.prior = new Set(index?.latest.keys());
     this.facts = { drifted: index?.drifted ?? false, skippedLines: index?.skipped.length ?? 0 };
@@ -50,30 +44,29 @@ export class LatestFold {
     }
   }
 
-  /** Visits the rows appended since the last call. */
-  catchUp(): void {
-    if (!this.exact) return;
-    const read = readRowHeads(
-      this.dir,
-      (head) => {
-        if (!this.exact) return;
-        const key = head.key;
-        if (this.prior.has(key) || this.added.has(key)) {
-          this.exact = false;
-          return;
-        }
-        this.added.add(key);
-        this.give(head.row());
-      },
-      this.offset,
-    );
-    this.offset = read.end;
-    this.facts.skippedLines += read.skipped.length;
-    if (read.unterminated) this.exact = false;
+  /**
+   * Visits rows as they were appended to index.jsonl, each line whole: the command writing the bundle holds its
+   * lock, so the lines its writer appended (BundleWriter.flush) are the ones a read would find.
+   */
+  visitLines(lines: readonly string[]): void {
+    for (const line of lines) {
+      if (!this.exact) return;
+      const row = parseRow(line);
+      if (!row) {
+        this.facts.skippedLines++;
+        continue;
+      }
+      if (this.prior.has(row.key) || this.added.has(row.key)) {
+        this.exact = false;
+        return;
+      }
+      this.added.add(row.key);
+      this.give(row);
+    }
   }
 
   /**
-   * Ends the visitors' pass once every row is appended and caught up with: what it learnt of the index, or
+   * Ends the visitors' pass once every row appended has been visited: what it learnt of the index, or
    * undefined when the fold is inexact and the visitors must not be used.
    */
   end(): IndexFacts | undefined {

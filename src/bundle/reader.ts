@@ -219,32 +219,22 @@ class Head implements RowHead {
   }
 }
 
-/** What a pass over index.jsonl from some offset found besides its rows. */
-export interface HeadsRead {
-  /** Lines that are not rows; numbered from the offset the pass started at. */
-  skipped: SkippedLine[];
-  /** Where the last complete line (ending in its newline) ends: the offset the next pass starts at. */
-  end: number;
-  /** Bytes after that line: a last line without its newline (read as a row only if it parses whole). */
-  unterminated: boolean;
-}
-
 /**
- * Calls `onHead` for every row of a bundle's index.jsonl from byte `from` (the start of a line), in order, reading
- * it in chunks: a million-row index is never in memory whole, and rows are parsed only when a reader asks. A
+ * Calls `onHead` for every row of a bundle's index.jsonl, in order, reading it in chunks: a million-row index is
+ * never in memory whole, and rows are parsed only when a reader asks. Returns the lines that are not rows. A
  * missing index is an empty bundle. A row is committed with its newline (one write(2)); a last line without one
  * counts only if it parses whole, since a torn write can stop anywhere.
  */
-export const readRowHeads = (dir: string, onHead: (head: RowHead) => void, from = 0): HeadsRead => {
+export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): SkippedLine[] => {
   const file = join(dir, indexFile);
-  const read: HeadsRead = { skipped: [], end: from, unterminated: false };
-  if (!existsSync(file)) return read;
+  const skipped: SkippedLine[] = [];
+  if (!existsSync(file)) return skipped;
   const fd = openSync(file, 'r');
-  // Sized to what is left of the index when it is small: most bundles are, and zeroing a whole chunk for each
-  // would cost more than reading them.
-  let buf = Buffer.alloc(Math.max(1024, Math.min(chunkBytes, fstatSync(fd).size - from + 1)));
+  // Sized to the index when it is small: most bundles are, and zeroing a whole chunk for each would cost more
+  // than reading them.
+  let buf = Buffer.alloc(Math.max(1024, Math.min(chunkBytes, fstatSync(fd).size + 1)));
   let filled = 0;
-  let base = from; // file offset of buf[0]
+  let base = 0; // file offset of buf[0]
   let lineNo = 0;
   // One head object for every row: a million rows must not mean a million objects for the collector.
   const head = new Head(buf);
@@ -252,7 +242,7 @@ export const readRowHeads = (dir: string, onHead: (head: RowHead) => void, from 
     lineNo++;
     if (to === start) return;
     if (!head.read(start, to, unterminated)) {
-      read.skipped.push({ line: lineNo, text: buf.toString('utf8', start, Math.min(to, start + 200)) });
+      skipped.push({ line: lineNo, text: buf.toString('utf8', start, Math.min(to, start + 200)) });
       return;
     }
     head.offset = base + start;
@@ -276,8 +266,6 @@ export const readRowHeads = (dir: string, onHead: (head: RowHead) => void, from 
         start = nl + 1;
       }
       if (n === 0) {
-        read.end = base + start;
-        read.unterminated = filledTo > start;
         take(start, filledTo, true);
         break;
       }
@@ -288,12 +276,8 @@ export const readRowHeads = (dir: string, onHead: (head: RowHead) => void, from 
   } finally {
     closeSync(fd);
   }
-  return read;
+  return skipped;
 };
-
-/** readRowHeads over the whole index; returns the lines that are not rows. */
-export const forEachRowHead = (dir: string, onHead: (head: RowHead) => void): SkippedLine[] =>
-  readRowHeads(dir, onHead).skipped;
 
 /** Reads whole rows back by their place in index.jsonl (from RowHead.offset and length). */
 export const readRowsAt = (dir: string, places: readonly { offset: number; length: number }[]): IndexRow[] => {

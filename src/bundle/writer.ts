@@ -41,17 +41,20 @@ export class BundleWriter {
     this.pending.push(packed === undefined ? { row } : { row, packed });
   }
 
-  /** Appends the packed results of the cases written since the last flush in one write, then their rows in one. */
-  flush(): void {
+  /**
+   * Appends the packed results of the cases written since the last flush in one write, then their rows in one;
+   * returns the rows as appended (a packed result's with its place).
+   */
+  flush(): string[] {
     const cases = this.pending;
     this.pending = [];
-    if (cases.length === 0) return;
+    if (cases.length === 0) return [];
     this.ensureDir();
     const places = this.pack.append(cases.flatMap((c) => (c.packed === undefined ? [] : [c.packed])));
     let next = 0;
-    this.appendLines(
-      cases.map((c) => (c.packed === undefined ? c.row : withResultAt(c.row, places[next++] as ResultAt))),
-    );
+    const lines = cases.map((c) => (c.packed === undefined ? c.row : withResultAt(c.row, places[next++] as ResultAt)));
+    this.appendLines(lines);
+    return lines;
   }
 
   /**

@@ -34,8 +34,14 @@ const filesOf = (dir: string): Record<string, string> =>
       }),
   );
 
-const materialise = async (store: Store, dir: string, fresh: boolean, watch?: () => Promise<void>) => {
-  const m = new Materialiser(store, 'g', dir, fresh);
+const materialise = async (
+  store: Store,
+  dir: string,
+  fresh: boolean,
+  watch?: () => Promise<void>,
+  appended: string[] = [],
+) => {
+  const m = new Materialiser(store, 'g', dir, fresh, (lines) => appended.push(...lines));
   try {
     await watch?.();
     return await m.complete();
@@ -62,17 +68,27 @@ for (const backend of await storeBackends()) {
       const other = await temp.open();
       await own.createRuns(['r1', 'r2', 'r3', 'r4'].map((id) => newRun(id)));
       const ran = join(dir, 'ran');
+      const appended: string[] = [];
       // The running command's materialiser watches from before the first commit, as run-eval's does.
       expect(
-        await materialise(own, ran, true, async () => {
-          await finish(own, 'r1', 1);
-          await finish(own, 'r2', 2);
-          await finish(other, 'r3', 3);
-          await finish(own, 'r4', 4);
-        }),
+        await materialise(
+          own,
+          ran,
+          true,
+          async () => {
+            await finish(own, 'r1', 1);
+            await finish(own, 'r2', 2);
+            await finish(other, 'r3', 3);
+            await finish(own, 'r4', 4);
+          },
+          appended,
+        ),
       ).toBe(4);
       const lines = readFileSync(join(ran, 'index.jsonl'), 'utf8').split('\n');
       expect(lines.map((l) => l && (JSON.parse(l) as { run_id: string }).run_id)).toEqual(['r1', 'r2', 'r3', 'r4', '']);
+      // What a fold visits instead of reading the index back: its lines as written, packed results' places included.
+      expect([...appended, '']).toEqual(lines);
+      expect(appended.some((l) => l.includes('"result_at":'))).toBe(true);
       // `results pull` elsewhere: every result from the store, byte for byte the same bundle.
       const pulled = join(dir, 'pulled');
       expect(await materialise(other, pulled, false)).toBe(4);

@@ -31,35 +31,40 @@ interface Case {
 
 let attempt = 0;
 
-/** Appends the cases as rows, each with a score, duration and cost of its own (sums that depend on their order). */
-const append = (dir: string, cases: readonly Case[], groupId = 'g1'): void => {
+/**
+ * Appends the cases as rows, each with a score, duration and cost of its own (sums that depend on their order);
+ * returns the lines appended.
+ */
+const append = (dir: string, cases: readonly Case[], groupId = 'g1'): string[] => {
   const writer = new BundleWriter(dir);
+  const lines: string[] = [];
   for (const c of cases) {
     attempt++;
     const target = c.target ?? 'echo';
     const key = `${c.test}-${target}-${c.sample ?? 0}`;
-    writer.appendLines([
-      JSON.stringify(
-        toIndexRow({
-          identity: { eval: 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: c.sample ?? 0 },
-          key,
-          fingerprint: c.fingerprint ?? 'f',
-          outcome: c.outcome,
-          score: c.outcome === 'passed' ? 1 : c.outcome === 'failed' ? 0.1 * (attempt % 7) : null,
-          error: null,
-          attempts: 1,
-          durationMs: 3 + ((attempt * 37) % 101),
-          usage: { inputTokens: attempt, outputTokens: 2, costUsd: 0.1 + 0.01 * (attempt % 13) },
-          runId: `r${attempt}`,
-          groupId,
-          startedAt: 0,
-          finishedAt: 10,
-          artifacts: `cases/${key}/${attempt}`,
-        }),
-      ),
-    ]);
+    const line = JSON.stringify(
+      toIndexRow({
+        identity: { eval: 'a.eval.yaml', test: c.test, prompt: 'p1', target, sample: c.sample ?? 0 },
+        key,
+        fingerprint: c.fingerprint ?? 'f',
+        outcome: c.outcome,
+        score: c.outcome === 'passed' ? 1 : c.outcome === 'failed' ? 0.1 * (attempt % 7) : null,
+        error: null,
+        attempts: 1,
+        durationMs: 3 + ((attempt * 37) % 101),
+        usage: { inputTokens: attempt, outputTokens: 2, costUsd: 0.1 + 0.01 * (attempt % 13) },
+        runId: `r${attempt}`,
+        groupId,
+        startedAt: 0,
+        finishedAt: 10,
+        artifacts: `cases/${key}/${attempt}`,
+      }),
+    );
+    writer.appendLines([line]);
+    lines.push(line);
   }
   writer.close();
+  return lines;
 };
 
 /** What the report and the summary keep of a pass; only the summary's clock may differ. */
@@ -78,14 +83,11 @@ const readBack = (dir: string) => {
   return outputs(v, writeSummary(dir, 'run', undefined, [v.failures, v.repeats]));
 };
 
-/** A fold started on the bundle as it is, given `batches` appended with a catch-up after each. */
+/** A fold started on the bundle as it is, given the lines of `batches` as each is appended. */
 const fold = (dir: string, batches: readonly (readonly Case[])[], groupId = 'g2') => {
   const v = visitors();
   const f = new LatestFold(dir, [v.tally, v.failures, v.repeats]);
-  for (const batch of batches) {
-    append(dir, batch, groupId);
-    f.catchUp();
-  }
+  for (const batch of batches) f.visitLines(append(dir, batch, groupId));
   const facts = f.end();
   return facts && outputs(v, v.tally.summary('run', facts));
 };
@@ -137,8 +139,7 @@ describe('LatestFold', () => {
   it('leaves a visitor that reads the bundle itself to the pass at the end', () => {
     const dir = newDir();
     const f = new LatestFold(dir, [{ visit: () => {}, afterWriting: true }]);
-    append(dir, cases('a', 2));
-    f.catchUp();
+    f.visitLines(append(dir, cases('a', 2)));
     expect(f.end()).toBeUndefined();
   });
 });
