@@ -30,10 +30,11 @@ type Db = Kysely<Database>;
 
 /**
  * The (name, text) pairs of a result's `files`, expanded by the database: only what a query keeps of them
- * (a length, a prefix) reaches this process, never a whole 8 MB file.
+ * (a length, a prefix) reaches this process, never a whole 8 MB file. A file written as a JSON value
+ * (files-column.ts) is its text as written: PostgreSQL's `json`, unlike `jsonb`, keeps that text.
  */
 const filesOf = (db: Db): RawBuilder<unknown> =>
-  isPostgres(db) ? sql`jsonb_each_text(results.files::jsonb)` : sql`json_each(results.files)`;
+  isPostgres(db) ? sql`json_each_text(results.files::json)` : sql`json_each(results.files)`;
 
 const manifestOf = (db: Db): RawBuilder<string | null> =>
   isPostgres(db)

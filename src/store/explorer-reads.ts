@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, PostgresAdapter, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
+import { parseFilesColumn } from './files-column.js';
 import type { Database, ResultsTable } from './schema.js';
 import type { StoredResult } from './store.js';
 
@@ -137,7 +138,7 @@ export const toStoredResult = (r: Pick<Selectable<ResultsTable>, (typeof storedC
   target: r.target,
   evalPath: r.evalPath,
   row: JSON.parse(r.row) as JsonObject,
-  files: JSON.parse(r.files) as Record<string, string>,
+  files: parseFilesColumn(r.files),
   committedAt: Number(r.committedAt),
 });
 

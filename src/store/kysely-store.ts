@@ -11,6 +11,7 @@ import {
 } from './case-artifacts.js';
 import { kyselySections, type WriteSections } from './direct-sqlite.js';
 import * as explorer from './explorer-reads.js';
+import { filesColumn, parseFilesColumn } from './files-column.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { RunInserts } from './insert-runs.js';
 import { journalTaken } from './journal-taken.js';
@@ -311,7 +312,7 @@ export class KyselyStore implements Store {
       typeof r.row.score === 'number' ? r.row.score : null,
       errorKindOf(r.row),
       row,
-      JSON.stringify(r.files),
+      filesColumn(r.files),
       now,
     );
   }
@@ -370,7 +371,7 @@ export class KyselyStore implements Store {
         .orderBy('seq')
         .execute(),
     );
-    return rows.map((r) => ({ ...r, files: JSON.parse(r.files) as Record<string, string> }));
+    return rows.map((r) => ({ ...r, files: parseFilesColumn(r.files) }));
   }
 
   watchResults(groupId: string): ResultWatch {

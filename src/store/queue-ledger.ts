@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
+import { filesColumn } from './files-column.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { journalTaken } from './journal-taken.js';
 import { type PreparedQuery, prepareQuery } from './prepared.js';
@@ -439,7 +440,7 @@ export class QueueLedger {
       rowScore: typeof r?.row.score === 'number' ? r.row.score : null,
       rowErrorKind: r ? errorKindOf(r.row) : null,
       row: JSON.stringify(r?.row ?? {}),
-      files: JSON.stringify(r?.files ?? {}),
+      files: filesColumn(r?.files ?? {}),
       now,
       chaining: chain !== undefined,
       inTransitSince: now - inTransitMs,
