@@ -24,14 +24,19 @@ export interface EvalRunOptions extends EvalRunFlags {
   failUnder?: string;
 }
 
+/** Runs of this many cases or more keep a young generation of 32 MB, smaller runs 16 MB. */
+const largeRunCases = 3_000;
+
 /**
- * The young generation a run keeps (both semi-spaces): V8's largest, 32 MB. At 16 MB scavenges came twice as often,
- * each copying the cases in flight and promoting more of them: at 5,000 cases -j 50, valgrind counted 3.2% more
- * instructions (11.93 G against 11.50 G). Its memory comes out of SQLite's page cache (src/store/sqlite.ts): peak
- * RSS at 5,000 cases 129-132 MB at -j 50 and 142-146 MB at -j 200 (16 MB and the larger page cache: 127-130 and
- * 138). It is held at its start size while the plan is made (YoungGeneration), and grows once the run starts.
+ * The young generation a run keeps (both semi-spaces). At 16 MB scavenges come twice as often as at V8's largest,
+ * 32 MB, each copying the cases in flight and promoting more of them, which a long run pays for: at 5,000 cases -j 50
+ * valgrind counted 11.93 G instructions at 16 MB and 11.50 G at 32. A short run pays for 32 MB instead, with a
+ * second full collection: 3.15 against 3.29 G at 1,000 cases, even at 2,500 (6.19 and 6.22). The memory comes out of
+ * SQLite's page cache (src/store/sqlite.ts): peak RSS at 5,000 cases 125-132 MB at -j 50 and 137-146 MB at -j 200
+ * (16 MB and the larger page cache: 127-130 and 138). It is held at its start size while the plan is made
+ * (YoungGeneration), and grows once the run starts.
  */
-const youngBytes = 32 * 2 ** 20;
+const youngBytes = (cases: number): number => (cases >= largeRunCases ? 32 : 16) * 2 ** 20;
 
 const say = (line: string): void => {
   process.stderr.write(`${line}\n`);
@@ -85,7 +90,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
         if (p.requests.size === 0) say(`nothing to run: ${p.bundleDir} gets no new rows`);
       },
       onStart: (p) => {
-        young.growTo(youngBytes);
+        young.growTo(youngBytes(p.requests.size));
         old.follow();
         budgetOptimisation(p.requests.size);
         if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
