@@ -24,8 +24,9 @@ startFlags.push('--interrupt-budget=270336');
 // V8's own growth of the young generation, which a run stops and lets go again (src/cli/young-generation.ts).
 startFlags.push('--semi-space-growth-factor=2');
 // V8 drops the bytecode of a function that has not run for a few full collections, and compiles it again when it
-// next runs: a run's start-up and planning code, met again by its report. At 1,000 cases that recompiling was ~40 M
-// instructions (valgrind: Compiler::Compile 121 -> 81 M), at 5,000 cases 11.26 -> 11.18 G in all; peak RSS the same.
+// next runs: a run's start-up and planning code, met again by its report. A 1,000-case run that made two full
+// collections recompiled ~40 M instructions' worth (valgrind: Compiler::Compile 121 -> 81 M without flushing); at
+// 5,000 cases 11.26 -> 11.18 G in all. Peak RSS the same.
 startFlags.push('--no-flush-bytecode');
 for (const flag of startFlags) setFlagsFromString(flag);
 
