@@ -96,10 +96,15 @@ ${tests.join('\n')}
       const cli = startCli(['eval', 'run', '-q', '-j', '1', '-o', 'out'], { cwd: p.dir, timeoutMs: 30_000 });
       await eventually(async () => (model.requests.length === 1 ? true : undefined));
       // The second case waits for the slot, its run submitted while the first calls the model (not always before
-      // that call goes out); another process ends its run meanwhile.
+      // that call goes out); another process ends its run meanwhile. The first run's claim commits while its call
+      // waits (not always before the call goes out): until then it is QUEUED too, and the one a query would end.
       await eventually(async () => {
-        const queued = await admin.query(`select count(*)::int as n from runs where status = 'QUEUED'`);
-        return queued.rows[0].n > 0 ? true : undefined;
+        const counts = await admin.query(
+          `select count(*) filter (where status = 'RUNNING')::int as running,
+                  count(*) filter (where status = 'QUEUED')::int as queued
+           from runs`,
+        );
+        return counts.rows[0].running === 1 && counts.rows[0].queued > 0 ? true : undefined;
       });
       const ended = await admin.query(
         `update runs set status = 'CANCELED', outcome = 'canceled', finished_at = $1
