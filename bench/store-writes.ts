@@ -3,8 +3,8 @@
 //   npx tsx bench/store-writes.ts [--cases 5000] [--concurrency 50] [--latency-ms 50] [--dir /dev/shm] [--store URL]
 //   [--wal-pages]
 // Runs are created a window at a time as `eval run` submits them; each case then claims its run, waits the
-// model's latency, and finishes with its prompt and verify steps' entries and its result (payloads
-// shaped like bench/suite's). Prints the process's CPU per case, the time SQLite spent per statement kind (when
+// model's latency, and finishes with its result (payloads shaped like bench/suite's; an eval case journals only
+// its resources, and these make none). Prints the process's CPU per case, the time SQLite spent per statement kind (when
 // the store is SQLite) and the store's bytes per case; --wal-pages adds the WAL frames its commits wrote, per case
 // and by the table or index they changed (wal-pages.ts). Runs against the built store in dist/.
 import { createHash } from 'node:crypto';
@@ -144,23 +144,9 @@ const runCase = async (i: number): Promise<void> => {
     results: [{ id: 'contains', weight: 1, required: false, pass: true, score: 1, reason: `contains REF-${i}` }],
   };
   const steps = [
-    { id: 'prompt', ops: [{ op: 'set' as const, path: 'outputs.prompt', value: summary }], output: promptOutput },
-    {
-      id: 'verify',
-      ops: [{ op: 'set' as const, path: 'verifications.main', value: verification }],
-      output: verification,
-    },
+    { id: 'prompt', output: promptOutput },
+    { id: 'verify', output: verification },
   ];
-  const entries = steps.map((s, k) => ({
-    instanceId: instanceOf(c.key, i),
-    seq: k + 1,
-    stepId: s.id,
-    attempt: 1,
-    ops: s.ops,
-    output: s.output,
-    createdAt: Date.now(),
-  }));
-  // Both steps' entries are committed with the finish, as the engine does for an eval case (they make no resource).
   const fingerprint = c.key;
   const finish = recordCase(
     {
@@ -177,8 +163,7 @@ const runCase = async (i: number): Promise<void> => {
     } as unknown as Parameters<typeof recordCase>[1],
     startedAt,
   );
-  if (!(await store.finishRun(runIdOf(i), { ...finish, journal: entries }, Date.now())))
-    throw new Error('finish refused');
+  if (!(await store.finishRun(runIdOf(i), finish, Date.now()))) throw new Error('finish refused');
 };
 
 const window = Math.max(2 * j, 100);

@@ -27,7 +27,7 @@ const toReason = (value: unknown): GraderReason | undefined => {
   };
 };
 
-/** The grader results of every step that graded (a verify step's output holds `results`), or journal entry. */
+/** The grader results of every step that graded (a verify step's output holds `results`). */
 export const reasonsOf = (steps: unknown): GraderReason[] => {
   if (!Array.isArray(steps)) return [];
   return steps.flatMap((step: unknown) => {

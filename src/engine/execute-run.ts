@@ -81,7 +81,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
             signal: env.signal,
             context: replay(req.context, journal),
             journalLength: journal.at(-1)?.seq ?? 0,
-            holdEntries: req.case !== undefined,
+            recordedByResult: req.case !== undefined,
           }),
         );
     if (env.signal.reason === released) return undefined;
@@ -92,7 +92,6 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
           outcome: taskOutcome(result),
           ...(result.error ? { error: result.error } : {}),
         };
-    if (result.journal) finish.journal = result.journal;
     return (await commit(req.runId, finish, Date.now())) ? finish.status : undefined;
   } catch (error) {
     await commit(

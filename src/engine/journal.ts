@@ -26,45 +26,21 @@ export class JournalWriter {
     private readonly secrets: readonly string[],
   ) {}
 
-  private held: Written[] = [];
-
   /** Returns the entry as written: its position, and its ops and output with secrets redacted. */
   async append(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Promise<Written> {
     const entry = this.next(stepId, attempt, ops, output);
-    // Positioned before the write starts, with the held entries before it: a completion meanwhile comes after.
-    await this.write([...this.takeHeld(), entry]);
+    if (!(await this.store.appendJournal(entry))) throw new StaleCompletionError(this.instanceId, entry.seq);
     return entry;
   }
 
   /**
-   * Takes the next position for an entry without writing it: the run's finish commits it (`takeHeld`), or the
-   * next append writes it first, so the journal keeps its order. Returned whole; kept with its ops (the change,
-   * so the journal still replays to the context) and without its output: a held entry is an eval case's,
-   * committed with its result, whose result.json holds each step's output, transcript and all.
+   * A completion's ops and output as `append` would write them, secrets redacted, neither written nor given a
+   * position: an eval case's step that records no resource, whose completion its result records (result.json
+   * holds each step's record). The journal's positions stay consecutive, so a stale view still finds its next
+   * position taken.
    */
-  hold(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
-    const entry = this.next(stepId, attempt, ops, output);
-    this.held.push({ ...entry, output: null });
-    return entry;
-  }
-
-  /** Writes the held entries, if any. */
-  flush(): Promise<void> {
-    return this.write(this.takeHeld());
-  }
-
-  /** The held entries in order, now the caller's to commit. */
-  takeHeld(): Written[] {
-    const held = this.held;
-    this.held = [];
-    return held;
-  }
-
-  /** All or none, in one commit: a refused position leaves nothing of this process's after another's entry. */
-  private async write(entries: readonly Written[]): Promise<void> {
-    const [first] = entries;
-    if (first && !(await this.store.appendJournal(...entries)))
-      throw new StaleCompletionError(this.instanceId, first.seq);
+  redacted(ops: readonly ContextOp[], output: Json): Pick<Written, 'ops' | 'output'> {
+    return { ops: redact([...ops], this.secrets), output: redact(output, this.secrets) };
   }
 
   private next(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {

@@ -1,6 +1,6 @@
 import { CanceledError, type ErrorRecord, ProctorError, toErrorRecord } from '../errors.js';
 import type { Json, JsonObject } from '../records.js';
-import type { ContextOp, JournalEntry, Store } from '../store/store.js';
+import type { ContextOp, Store } from '../store/store.js';
 import type { WorkspaceCapture } from '../workspaces/capture.js';
 import { captureEntryId, captureWorkspaces } from './capture.js';
 import { applyOps } from './context.js';
@@ -35,8 +35,6 @@ export interface TaskRunResult {
   steps: StepRecord[];
   /** What each workspace held at the end, by the step that made it: taken before the slot was reset. */
   captures: Record<string, WorkspaceCapture>;
-  /** The journal entries not yet written (`holdEntries`), in order: the finish commits them. */
-  journal?: JournalEntry[];
 }
 
 export interface TaskRunEnv {
@@ -47,12 +45,11 @@ export interface TaskRunEnv {
   context: JsonObject;
   journalLength: number;
   /**
-   * The completions of steps that make no resource are not appended but returned (`TaskRunResult.journal`) for
-   * the run's finish to commit with its status: an eval case's prompt and verify cost no transaction of their
-   * own. A crash before the finish loses them, and the unfinished run is run again whole. A completion that
-   * records a resource is written at once (held ones first), so `runs gc` finds what it made.
+   * The run is an eval case, whose result records every step (result.json): a completion is journaled only when it
+   * records a resource, which `runs gc` and a teardown after a crash read. An eval case's prompt and verify cost no
+   * write of their own; a crash before its finish loses nothing the run would keep, as it runs again whole.
    */
-  holdEntries?: boolean;
+  recordedByResult?: boolean;
 }
 
 /** What a rollback journals as its output, so readers can tell it from a step's completion. */
@@ -160,8 +157,9 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const done = new Set<string>();
   const started = new Set<string>();
   const running = new Map<string, Promise<void>>();
-  /** Per completed step: its journal position and how to undo it, for a rollback. */
-  const undo = new Map<string, { seq: number; undo: Undo }>();
+  /** Per completed step: the order it completed in and how to undo it, for a rollback. */
+  const undo = new Map<string, { order: number; undo: Undo }>();
+  let completions = 0;
   // Only a step with `retry` rolls back: without one, no undo is ever read (an eval case has none).
   const mayRollBack = specs.some((s) => s.retry !== undefined);
   const rollbacks = new Map<string, number>();
@@ -185,7 +183,7 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     const ids = span(specs, retry.from, spec.id);
     const completed = ids
       .filter((id) => undo.has(id))
-      .sort((a, b) => (undo.get(b)?.seq ?? 0) - (undo.get(a)?.seq ?? 0));
+      .sort((a, b) => (undo.get(b)?.order ?? 0) - (undo.get(a)?.order ?? 0));
     // What the span started must stop before its record goes: the re-run makes its own.
     const made = resourcesOf(context).filter(([id]) => ids.includes(id));
     await tearDown(made, context, env.services.workspaces);
@@ -215,11 +213,11 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
       const reverse = mayRollBack ? undoOf(context, ops) : undefined;
       // The context and the record keep what the journal holds: the same values, secrets redacted once.
       const written =
-        env.holdEntries === true && !ops.some(recordsResource)
-          ? writer.hold(spec.id, record.attempts, ops, output)
+        env.recordedByResult === true && !ops.some(recordsResource)
+          ? writer.redacted(ops, output)
           : await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
-      if (reverse) undo.set(spec.id, { seq: written.seq, undo: reverse });
+      if (reverse) undo.set(spec.id, { order: ++completions, undo: reverse });
       record.status = 'completed';
       record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);
@@ -280,12 +278,6 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     deadline?.dispose();
   }
   const held = resourcesOf(context);
-  // Entries about the resources follow the steps', so those are written first; failing to is the run's failure,
-  // and the resources are still torn down below.
-  if (held.length > 0)
-    await writer.flush().catch((error: unknown) => {
-      failure ??= redact(toErrorRecord(error), secrets);
-    });
   const status = canceled ? 'CANCELED' : failure ? 'FAILED' : 'COMPLETED';
   const keep = req.metadata[metadataKeys.keep] === true && status !== 'CANCELED';
   // Before teardown resets the slots; a canceled run is being stopped, not inspected.
@@ -300,13 +292,5 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     await journal(teardownEntryId, 1, ops, { teardown: true }).catch(() => {});
     applyOps(context, ops);
   }
-  const unwritten = writer.takeHeld();
-  return {
-    status,
-    context,
-    error: failure,
-    steps: [...records.values()],
-    captures,
-    ...(unwritten.length > 0 ? { journal: unwritten } : {}),
-  };
+  return { status, context, error: failure, steps: [...records.values()], captures };
 };

@@ -218,8 +218,8 @@ export class LocalRunner implements Runner {
       // this run's finish in one commit.
       setImmediate(() => this.pump());
     };
-    // An eval case is claimed while its task starts: it writes nothing before its commit (its journal entries are
-    // held), so a claim refused (canceled meanwhile, or taken by a reconciler) or failed only stops it, and it then
+    // An eval case is claimed while its task starts: it writes nothing before its commit (its result records its
+    // steps), so a claim refused (canceled meanwhile, or taken by a reconciler) or failed only stops it, and it then
     // commits nothing. A task run's steps journal as they go: it starts once claimed.
     const claimed = request.case
       ? this.store

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { remember } from '../bounded-map.js';
+import { reasonsOf } from '../bundle/case-detail.js';
 import { caseFiles, readCaseFile } from '../bundle/case-files.js';
 import type { Env } from '../plan/env.js';
 import type { ProjectConfig } from '../plan/spec.js';
@@ -129,8 +130,13 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
           );
         }
         const run = await source.store.getRun(a.runId);
-        const journal = run ? await source.store.journalHeads(run.instanceId, journalHeadChars) : [];
-        return attemptView(a, journal, `/api/v1/artifacts/${a.seq}`);
+        const cut = a.result !== null && a.result.text.length < a.result.length;
+        const [journal, steps] = await Promise.all([
+          run ? source.store.journalHeads(run.instanceId, journalHeadChars) : [],
+          cut ? source.store.resultSteps(a.runId) : undefined,
+        ]);
+        const pastHead = steps && reasonsOf(steps.map((s) => ({ output: { results: s.results } })));
+        return attemptView(a, journal, `/api/v1/artifacts/${a.seq}`, pastHead);
       }),
     );
     return c.json({ key, attempts: views });
@@ -181,9 +187,10 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
   app.get('/tasks/:run', async (c) => {
     const run = await store.getRun(c.req.param('run'));
     if (!run) return c.json({ error: 'no such run' }, 404);
-    const [instance, journal] = await Promise.all([
+    const [instance, journal, recorded] = await Promise.all([
       store.getInstance(run.instanceId),
       store.journalHeads(run.instanceId, journalHeadChars),
+      run.caseKey === null ? [] : store.resultSteps(run.runId),
     ]);
     // A step's output can hold a 10 MB transcript: only the heads of each entry were read, and are sent as text.
     const entries = journal.map(({ seq, stepId, attempt, createdAt, ops, output }) => ({
@@ -194,7 +201,8 @@ export const api = ({ store, bundles, config, env, events }: ApiDeps): Hono => {
       ops: prettyHead(ops),
       output: prettyHead(output),
     }));
-    return c.json({ run, instance, journal: entries });
+    // An eval case journals only its resources: its steps are as its result records them.
+    return c.json({ run, instance, journal: entries, recorded });
   });
 
   app.get('/project', (c) => c.json(projectEvals(config, env)));

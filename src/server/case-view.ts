@@ -1,4 +1,4 @@
-import { caseDetailOf, type GraderReason, reasonsOf } from '../bundle/case-detail.js';
+import { caseDetailOf, type GraderReason } from '../bundle/case-detail.js';
 import { isRecord } from '../records.js';
 import type { ArtifactHead, AttemptHead, JournalHead } from '../store/case-artifacts.js';
 import { parsePartialJson } from './partial-json.js';
@@ -101,22 +101,17 @@ const stepsOf = (value: unknown): StepView[] => {
 };
 
 /**
- * What an entry says a step produced: its output, or, for an eval case's entry (committed with its result, so
- * kept without its output), the values its ops set, a verify step's grading among them.
+ * What the case page shows of one committed attempt, from the head of its result.json and the run's journal (an
+ * eval case journals only its resources: its result records its steps). A head cut short still shows what it
+ * holds; the graders, which come last, are then `pastHead`, read in the database (resultSteps). Journal entries
+ * come as heads too.
  */
-const journalOutputs = (j: JournalHead): { output: unknown }[] => {
-  const output = parsePartialJson(j.output.text).value;
-  if (output !== null) return [{ output }];
-  const ops = parsePartialJson(j.ops.text).value;
-  return Array.isArray(ops) ? ops.map((op: unknown) => ({ output: isRecord(op) ? op.value : undefined })) : [];
-};
-
-/**
- * What the case page shows of one committed attempt, from the head of its result.json and the run's journal.
- * A head cut short still shows what it holds; the graders, which come last, are then read from the journal
- * (each verify step's entry holds them) while it is kept. Journal entries come as heads too.
- */
-export const attemptView = (head: AttemptHead, journal: readonly JournalHead[], artifactsUrl: string): AttemptView => {
+export const attemptView = (
+  head: AttemptHead,
+  journal: readonly JournalHead[],
+  artifactsUrl: string,
+  pastHead?: GraderReason[],
+): AttemptView => {
   const parsed = head.result ? parsePartialJson(head.result.text) : undefined;
   // A head that parses as one whole JSON value is the whole file: a cut one always stops inside it.
   const whole = parsed?.complete === true;
@@ -127,7 +122,7 @@ export const attemptView = (head: AttemptHead, journal: readonly JournalHead[], 
     attempt: head.attempt,
     row: head.row,
     output: detail?.output === undefined ? null : clip(detail.output),
-    graders: whole || !journal.length ? (detail?.reasons ?? []) : reasonsOf(journal.flatMap(journalOutputs)),
+    graders: !whole && pastHead?.length ? pastHead : (detail?.reasons ?? []),
     steps: parsed ? stepsOf(parsed.value) : [],
     result: head.result && { shown: head.result.text.length, length: head.result.length, complete: whole },
     journal: journal.map((j) => ({

@@ -95,6 +95,53 @@ export const artifactHead = async (
   return row && row.text !== null ? { text: row.text, length: Number(row.length) } : undefined;
 };
 
+/** One step of a committed result.json as the database reads it: its record, and a verifier's grader results. */
+export interface ResultStep {
+  stepId: string;
+  status: string;
+  attempts: number;
+  /** A verify step's output's `results`. */
+  results?: unknown[];
+}
+
+/** PostgreSQL's refusal of a text that is not JSON (22P02), or of steps that are not a list (22023). */
+const notJson = (error: unknown): boolean => ['22P02', '22023'].includes(String((error as { code?: unknown }).code));
+
+/**
+ * The steps a run's committed result.json records, read in the database: only each step's record and a verify
+ * step's results leave it, never a 10 MB transcript. None when the run has no result, or a result.json that is not
+ * JSON whole (cut at the cap).
+ */
+export const resultSteps = async (db: Db, runId: string): Promise<ResultStep[]> => {
+  const query = isPostgres(db)
+    ? sql<{ step: string; status: string; attempts: string; results: string | null }>`
+        select s ->> 'stepId' as step, s ->> 'status' as status, s ->> 'attempts' as attempts,
+               (s -> 'output' -> 'results')::text as results
+          from results r, json_array_elements(((r.files::json) ->> 'result.json')::json -> 'steps') with ordinality e(s, n)
+         where r.run_id = ${runId} order by n`
+    : sql<{ step: string; status: string; attempts: number; results: string | null }>`
+        select json_extract(s.value, '$.stepId') as step, json_extract(s.value, '$.status') as status,
+               json_extract(s.value, '$.attempts') as attempts, json_extract(s.value, '$.output.results') as results
+          from results r, json_each(json_extract(r.files, '$."result.json"'), '$.steps') s
+         where r.run_id = ${runId} and json_valid(json_extract(r.files, '$."result.json"')) order by s.key`;
+  let rows: { step: string; status: string; attempts: number | string; results: string | null }[];
+  try {
+    rows = (await query.execute(db)).rows;
+  } catch (error) {
+    if (notJson(error)) return [];
+    throw error;
+  }
+  return rows.map((r) => {
+    const results: unknown = r.results === null ? undefined : JSON.parse(r.results);
+    return {
+      stepId: String(r.step),
+      status: String(r.status),
+      attempts: Number(r.attempts),
+      ...(Array.isArray(results) ? { results } : {}),
+    };
+  });
+};
+
 /** A journal entry as the explorer shows it: the heads of its ops' and output's JSON texts, and their lengths. */
 export interface JournalHead {
   seq: number;

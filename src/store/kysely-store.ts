@@ -8,13 +8,14 @@ import {
   caseAttemptHeads,
   type JournalHead,
   journalHeads,
+  type ResultStep,
+  resultSteps,
 } from './case-artifacts.js';
 import { kyselySections, type WriteSections } from './direct-sqlite.js';
 import * as explorer from './explorer-reads.js';
 import { filesColumn, parseFilesColumn } from './files-column.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { RunInserts } from './insert-runs.js';
-import { journalTaken } from './journal-taken.js';
 import { prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
@@ -102,20 +103,13 @@ const journalColumns = (e: JournalEntry): JournalColumns => [
   e.createdAt,
 ];
 
-const insertJournalRows = (db: Kysely<Database>, rows: readonly JournalColumns[]) =>
+const insertJournalRow = (
+  db: Kysely<Database>,
+  [instanceId, seq, stepId, attempt, ops, output, createdAt]: JournalColumns,
+) =>
   db
     .insertInto('journal')
-    .values(
-      rows.map(([instanceId, seq, stepId, attempt, ops, output, createdAt]) => ({
-        instanceId,
-        seq,
-        stepId,
-        attempt,
-        ops,
-        output,
-        createdAt,
-      })),
-    )
+    .values({ instanceId, seq, stepId, attempt, ops, output, createdAt })
     // A taken position is refused (0 rows), unless this very entry took it (a reconnect retrying its own
     // write): then the no-op update counts 1. Its content is compared too: two writers may share a millisecond.
     .onConflict((oc) =>
@@ -196,11 +190,7 @@ const hotQueries = (db: Kysely<Database>) => ({
   readJournal: prepareQuery<[string]>(1, (instanceId) =>
     db.selectFrom('journal').selectAll().where('instanceId', '=', instanceId).orderBy('seq'),
   ),
-  journal: prepareQuery<JournalColumns>(7, (...row) => insertJournalRows(db, [row])),
-  // An eval case's finish holds two entries (its prompt and verify steps): one statement for both.
-  journalPair: prepareQuery<[...JournalColumns, ...JournalColumns]>(14, (...rows) =>
-    insertJournalRows(db, [rows.slice(0, 7) as JournalColumns, rows.slice(7) as JournalColumns]),
-  ),
+  journal: prepareQuery<JournalColumns>(7, (...row) => insertJournalRow(db, row)),
 });
 
 /**
@@ -265,8 +255,6 @@ export class KyselyStore implements Store {
       const finished = await this.batch.run(
         async (db) => {
           if (!(await this.finishStatus(db, runId, finish, now))) return false;
-          // Thrown, not returned: the batch commits this write's statements together or not at all.
-          await this.insertHeld(db, finish.journal ?? []);
           if (result) await this.insertResult(db, runId, result, row, now);
           return true;
         },
@@ -280,17 +268,6 @@ export class KyselyStore implements Store {
       drop?.();
       throw error;
     }
-  }
-
-  /** A finish's entries, all or a throw; a pair in one statement. */
-  private async insertHeld(db: Kysely<Database>, entries: readonly JournalEntry[]): Promise<void> {
-    const [first, second] = entries;
-    if (entries.length === 2 && first && second) {
-      const pair = await this.hot.journalPair(db, ...journalColumns(first), ...journalColumns(second));
-      if (Number(pair.numAffectedRows) === 2) return;
-    }
-    // One at a time, which names the taken position: an entry the pair wrote counts as this write's own.
-    for (const entry of entries) if (!(await this.insertJournal(db, entry))) throw journalTaken(entry);
   }
 
   private async insertResult(
@@ -462,23 +439,8 @@ export class KyselyStore implements Store {
     );
   }
 
-  appendJournal(...entries: JournalEntry[]): Promise<boolean> {
-    const [only] = entries;
-    if (entries.length === 1 && only) return this.batch.run((db) => this.insertJournal(db, only), true);
-    let refused = false;
-    const all = this.batch.run(async (db) => {
-      refused = false;
-      for (const entry of entries) {
-        // Thrown, not returned: the batch then rolls back the ones written before it.
-        refused = !(await this.insertJournal(db, entry));
-        if (refused) throw journalTaken(entry);
-      }
-      return true;
-    });
-    return all.catch((error: unknown) => {
-      if (refused) return false;
-      throw error;
-    });
+  appendJournal(entry: JournalEntry): Promise<boolean> {
+    return this.batch.run((db) => this.insertJournal(db, entry), true);
   }
 
   private async insertJournal(db: Kysely<Database>, entry: JournalEntry): Promise<boolean> {
@@ -645,6 +607,10 @@ export class KyselyStore implements Store {
 
   artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined> {
     return this.reconnect.run(() => artifactHead(this.db, seq, name, chars));
+  }
+
+  resultSteps(runId: string): Promise<ResultStep[]> {
+    return this.reconnect.run(() => resultSteps(this.db, runId));
   }
 
   journalHeads(instanceId: string, chars: number): Promise<JournalHead[]> {

@@ -2,7 +2,6 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JsonObject } from '../records.js';
 import { filesColumn } from './files-column.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
-import { journalTaken } from './journal-taken.js';
 import { type PreparedQuery, prepareQuery } from './prepared.js';
 import type { Reconnect } from './reconnect.js';
 import type { Database } from './schema.js';
@@ -93,12 +92,6 @@ export interface ExecutionStats {
 const active = sql`('QUEUED', 'RUNNING')`;
 const num = (v: unknown): number => Number(v);
 
-/** PostgreSQL's unique violation on the journal's key: another writer holds the entry's position. */
-const isTaken = (error: unknown): boolean =>
-  error instanceof Error &&
-  (error as { code?: unknown }).code === '23505' &&
-  (error as { constraint?: unknown }).constraint === 'journal_pk';
-
 /**
  * What a claim reads in its statement: the ledger row it took and the run and instance it executes, as one `json`
  * value (`claimJson`) in a column named `claim` (one word: the store maps result columns to camelCase, not the
@@ -158,7 +151,7 @@ const claimedOf = (row: ClaimRow): Extract<Claim, { kind: 'claimed' }> | undefin
   };
 };
 
-/** What a commit binds into its statement: one value per parameter, the held journal entries as arrays. */
+/** What a commit binds into its statement: one value per parameter. */
 interface CommitValues extends ReturnType<typeof finishColumns> {
   runId: string;
   epoch: number;
@@ -180,13 +173,6 @@ interface CommitValues extends ReturnType<typeof finishColumns> {
   chainHost: string | null;
   chainPid: number | null;
   chainStartedAt: number | null;
-  journalInstances: string[];
-  journalSeqs: number[];
-  journalSteps: string[];
-  journalAttempts: number[];
-  journalOps: string[];
-  journalOutputs: string[];
-  journalCreatedAt: number[];
 }
 
 const commitKeys = [
@@ -217,13 +203,6 @@ const commitKeys = [
   'chainHost',
   'chainPid',
   'chainStartedAt',
-  'journalInstances',
-  'journalSeqs',
-  'journalSteps',
-  'journalAttempts',
-  'journalOps',
-  'journalOutputs',
-  'journalCreatedAt',
 ] as const satisfies readonly (keyof CommitValues)[];
 
 /** What the commit statement returns: the claim of a chained run, or the job of a handed-on one. */
@@ -237,10 +216,8 @@ type CommitRow = ClaimRow & {
 
 /**
  * The commit statement, built and compiled once (prepared.ts): building it per commit (a value node for each of
- * its 34 parameters, the camel-case plugin's pass, the text's compilation) was 8-14% of a commit's CPU on the
- * worker. The held journal entries go in as arrays, so one text serves any number, none included:
- * inserted only when the run finishes (`fin`). Not `on conflict do nothing`: a taken position fails the whole
- * statement, fence and result included, as a taken position fails `finishRun`.
+ * its parameters, the camel-case plugin's pass, the text's compilation) was 8-14% of a commit's CPU on the
+ * worker.
  */
 const prepareCommit = (db: Kysely<Database>): PreparedQuery<unknown[]> =>
   prepareQuery<unknown[]>(commitKeys.length, (...markers) => {
@@ -264,12 +241,6 @@ const prepareCommit = (db: Kysely<Database>): PreparedQuery<unknown[]> =>
                ${v.rowScore}, ${v.rowErrorKind},
                ${v.row}, ${v.files}, ${v.now}
           from fin where ${v.hasResult}
-        returning 1),
-      jrn as (
-        insert into journal (instance_id, seq, step_id, attempt, ops, output, created_at)
-        select j.* from fin, unnest(${v.journalInstances}::text[], ${v.journalSeqs}::int[], ${v.journalSteps}::text[],
-               ${v.journalAttempts}::int[], ${v.journalOps}::text[], ${v.journalOutputs}::text[],
-               ${v.journalCreatedAt}::bigint[]) as j
         returning 1),
       lost as (
         update queue_runs set superseded = superseded + 1
@@ -426,7 +397,6 @@ export class QueueLedger {
   commit(runId: string, epoch: number, finish: RunFinish, now: number, chain?: Chain): Promise<Commit> {
     const c = finishColumns(finish, now);
     const r = finish.result;
-    const journal = finish.journal ?? [];
     const values: CommitValues = {
       runId,
       epoch,
@@ -449,22 +419,11 @@ export class QueueLedger {
       chainHost: chain?.owner.host ?? null,
       chainPid: chain?.owner.pid ?? null,
       chainStartedAt: chain?.owner.startedAt ?? null,
-      journalInstances: journal.map((j) => j.instanceId),
-      journalSeqs: journal.map((j) => j.seq),
-      journalSteps: journal.map((j) => j.stepId),
-      journalAttempts: journal.map((j) => j.attempt),
-      journalOps: journal.map((j) => JSON.stringify(j.ops)),
-      journalOutputs: journal.map((j) => JSON.stringify(j.output ?? null)),
-      journalCreatedAt: journal.map((j) => j.createdAt),
     };
     this.committing ??= prepareCommit(this.db);
     const committing = this.committing;
     return this.reconnect.run(async () => {
-      const result = await committing(this.db, ...commitKeys.map((k) => values[k])).catch((error: unknown) => {
-        const [j] = journal;
-        if (!j || !isTaken(error)) throw error;
-        throw journalTaken(j, error);
-      });
+      const result = await committing(this.db, ...commitKeys.map((k) => values[k]));
       const row = (result.rows[0] as { claim: CommitRow } | undefined)?.claim;
       const committed = row?.finished === 1;
       if (!committed || !row) return { committed };

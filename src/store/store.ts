@@ -1,6 +1,6 @@
 import type { ErrorRecord } from '../errors.js';
 import type { JsonObject, Outcome } from '../records.js';
-import type { ArtifactHead, AttemptHead, JournalHead } from './case-artifacts.js';
+import type { ArtifactHead, AttemptHead, JournalHead, ResultStep } from './case-artifacts.js';
 import type {
   CaseFacets,
   CasePage,
@@ -162,12 +162,6 @@ export interface RunFinish {
   error?: ErrorRecord;
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
-  /**
-   * The run's journal entries not yet written, in order: committed with the status (and so with the result) or
-   * not at all, instead of in transactions of their own before. A taken position fails the finish, as
-   * `appendJournal` refuses it.
-   */
-  journal?: JournalEntry[];
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */
@@ -244,8 +238,8 @@ export interface Store {
   /** How many runs of a group are QUEUED or RUNNING: read from an index range only as long as that count. */
   countActive(groupId: string): Promise<number>;
   getInstance(instanceId: string): Promise<InstanceRecord | undefined>;
-  /** Appends the entries, all or none: false, and none written, when any of their positions is taken. */
-  appendJournal(...entries: JournalEntry[]): Promise<boolean>;
+  /** Appends the entry: false, and nothing written, when its position is taken. */
+  appendJournal(entry: JournalEntry): Promise<boolean>;
   readJournal(instanceId: string): Promise<JournalEntry[]>;
   /** Renews `seen_at` of every non-terminal run this owner holds, QUEUED ones included. */
   heartbeat(owner: RunOwner, now: number): Promise<void>;
@@ -285,6 +279,8 @@ export interface Store {
   artifactHead(seq: number, name: string, chars?: number): Promise<ArtifactHead | undefined>;
   /** An instance's journal with `chars` of each entry's ops and output (their JSON texts). */
   journalHeads(instanceId: string, chars: number): Promise<JournalHead[]>;
+  /** The steps a run's committed result.json records, without their outputs but a verifier's results. */
+  resultSteps(runId: string): Promise<ResultStep[]>;
   /** (eval, test, target) cells over a group's latest results, at most `limit`. */
   caseMatrix(groupId: string, limit: number): Promise<MatrixCell[]>;
   caseFacets(groupId: string): Promise<CaseFacets>;

@@ -8,7 +8,9 @@ import { onlyBundle, type TempProject, tempProject } from '../support/project.js
 import { runReaches } from '../support/run-records.js';
 import { type RunnerHost, startRunnerHost } from '../support/runner-host-process.js';
 
+// In a workspace: its cases journal the workspace they make and tear down (the rest their results record).
 const evalText = `
+workspace: { template: template }
 targets: [{ kind: echo }]
 prompts: ["{{ q }}"]
 tests:
@@ -28,7 +30,7 @@ describe('proctor runs gc --older-than', () => {
   const dbFile = () => project.path('.proctor/proctor.db');
 
   beforeEach(() => {
-    project = tempProject({ 'a.eval.yaml': evalText });
+    project = tempProject({ 'a.eval.yaml': evalText, 'template/a.txt': 'a\n' });
   });
   afterEach(async () => {
     await host?.kill();

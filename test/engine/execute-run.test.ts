@@ -63,7 +63,7 @@ beforeAll(() => {
 afterAll(() => p.remove());
 
 describe('an eval case on the local runner', () => {
-  it("costs the store at most 1 commit a case at -j 1: its finish, with its journal entries and result, joins the next case's claim", async () => {
+  it("costs the store at most 1 commit a case at -j 1: its finish, with its result, joins the next case's claim", async () => {
     const counter = countCommits();
     try {
       await evalAtOne(p.dir);
@@ -73,10 +73,10 @@ describe('an eval case on the local runner', () => {
     // A case's finish frees its slot as it is written, so the next case's claim joins it (the first claim is
     // alone); a few more for submitting the runs and the heartbeat.
     expect(counter.counts.commits).toBeLessThanOrEqual(cases + 5);
-    // The journal still holds both steps of every case, in order.
+    // Its result records its steps: an eval case that makes no resource journals nothing.
     const store = await openStore(loadProjectConfig(p.dir, {}).store);
     try {
-      expect(await journalSteps(store)).toEqual(Array(cases).fill(['prompt', 'verify']));
+      expect(await journalSteps(store)).toEqual(Array(cases).fill([]));
     } finally {
       await store.close();
     }
@@ -99,26 +99,27 @@ describe('an eval case on the local runner', () => {
     }
   });
 
-  it("journals its steps' context changes without the outputs its result holds, and `runs show` shows them", async () => {
+  it('journals nothing its result records, and `runs show` shows its steps as the result records them', async () => {
     const store = await openStore(loadProjectConfig(p.dir, {}).store);
     let runId = '';
     try {
       const [run] = await store.listRuns({ limit: 1 });
       runId = run?.runId ?? '';
-      const [prompt, verify] = await store.readJournal(run?.instanceId ?? '');
-      // The change each step made, so the journal replays to the context; not the output result.json holds.
-      expect(prompt?.ops).toMatchObject([{ op: 'set', path: 'outputs.prompt', value: { text: expect.any(String) } }]);
-      expect(verify?.ops).toMatchObject([{ op: 'set', path: 'verifications.main', value: { pass: true } }]);
-      expect([prompt?.output, verify?.output]).toEqual([null, null]);
+      expect(await store.readJournal(run?.instanceId ?? '')).toEqual([]);
     } finally {
       await store.close();
     }
     const shown = await runCli(['runs', 'show', runId], { cwd: p.dir });
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/^ {2}prompt +prompt +completed +1 /m);
-    expect(shown.stdout).toMatch(/^ {2}verify +verify +completed +1 /m);
-    expect(shown.stdout).toContain(
-      '1. prompt (attempt 1) set outputs.prompt\n  2. verify (attempt 1) set verifications.main',
-    );
+    expect(shown.stdout).toMatch(/^ {2}prompt +prompt +completed +1 +- *$/m);
+    expect(shown.stdout).toMatch(/^ {2}verify +verify +completed +1 +- *$/m);
+    const json = await runCli(['runs', 'show', runId, '--json'], { cwd: p.dir });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      journal: [],
+      recorded: [
+        { stepId: 'prompt', status: 'completed', attempts: 1 },
+        { stepId: 'verify', status: 'completed', attempts: 1 },
+      ],
+    });
   });
 });

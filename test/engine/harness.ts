@@ -27,7 +27,7 @@ export interface EngineHarness {
     req: RunRequest,
     signal?: AbortSignal,
     context?: JsonObject,
-    env?: { holdEntries?: boolean },
+    env?: { recordedByResult?: boolean },
   ): ReturnType<typeof runTask>;
 }
 

@@ -58,57 +58,57 @@ describe('runTask: the DAG', () => {
     expect(result.steps.find((s) => s.stepId === 'b')?.output).toEqual({ seen: { made: { a: 1 } } });
   });
 
-  it('holds the completions that make no resource for the finish to commit, when asked, and writes the rest', async () => {
+  it('journals no completion that makes no resource when its result records the run, and every one otherwise', async () => {
     const req = request([
       step('a', { set: { 'made.a': 1 } }),
       step('b', { set: { 'made.b': 2 } }, { dependsOn: [] }),
       step('c', { set: { 'made.c': 3 } }, { dependsOn: ['a', 'b'] }),
     ]);
-    const result = await run(req, undefined, undefined, { holdEntries: true });
+    const result = await run(req, undefined, undefined, { recordedByResult: true });
+    expect(result.status).toBe('COMPLETED');
     expect(await engine.store.readJournal(req.instanceId)).toEqual([]);
-    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([
-      [1, expect.any(String)],
-      [2, expect.any(String)],
-      [3, 'c'],
+    // The result records each step, and the context holds what each made.
+    expect(result.steps.map((s) => [s.stepId, s.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'completed'],
+      ['c', 'completed'],
     ]);
-    expect(replay(req.context, result.journal ?? [])).toEqual(result.context);
+    expect(result.context).toMatchObject({ made: { a: 1, b: 2, c: 3 } });
     // Without it, every completion is written before the run returns.
     const plain = request([step('a', { set: { 'made.a': 1 } })]);
-    expect((await run(plain)).journal).toBeUndefined();
+    await run(plain);
     expect(await engine.store.readJournal(plain.instanceId)).toHaveLength(1);
   });
 
-  it('writes a completion that makes or drops a resource at once, after the ones held before it', async () => {
+  it('journals a completion that makes or drops a resource, at the next position', async () => {
     const req = request([
       step('a', { set: { 'made.a': 1 } }),
       { id: 'ws', type: 'workspace', config: {} },
       { id: 'down', type: 'teardown', config: {} },
       step('b', { set: { 'made.b': 2 } }),
     ]);
-    const result = await run(req, undefined, undefined, { holdEntries: true });
+    const result = await run(req, undefined, undefined, { recordedByResult: true });
     expect(result.status).toBe('COMPLETED');
-    // Nothing is left to tear down after the walk, so nothing flushed b: a, ws and down were written as they ended.
     const written = await engine.store.readJournal(req.instanceId);
-    expect(written.map((e) => e.stepId)).toEqual(['a', 'ws', 'down']);
-    expect(written[1]?.ops.map((op) => op.path)).toContain('resources.ws');
-    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([[4, 'b']]);
-    expect(replay(req.context, [...written, ...(result.journal ?? [])])).toEqual(result.context);
+    expect(written.map((e) => [e.seq, e.stepId])).toEqual([
+      [1, 'ws'],
+      [2, 'down'],
+    ]);
+    expect(written[0]?.ops.map((op) => op.path)).toContain('resources.ws');
+    expect(replay(req.context, written)).toMatchObject({ resources: {} });
   });
-  it('writes what it held before a rollback, which is written at once, and holds the re-run', async () => {
+
+  it('journals a rollback, which the result does not record, and not the steps run again', async () => {
     const req = request([
       step('a', { set: { 'made.a': 1 } }),
       step('check', { failVerdictTimes: 1, set: { 'made.check': true } }, { retry: { from: 'a', max: 1 } }),
     ]);
-    const result = await run(req, undefined, undefined, { holdEntries: true });
+    const result = await run(req, undefined, undefined, { recordedByResult: true });
     expect(result.status).toBe('COMPLETED');
     const written = await engine.store.readJournal(req.instanceId);
-    expect(written.map((e) => e.stepId)).toEqual(['a', 'check', 'check']);
-    expect(written[2]?.output).toMatchObject({ rollback: { from: 'a', to: 'check' } });
-    expect(result.journal?.map((e) => [e.seq, e.stepId])).toEqual([
-      [4, 'a'],
-      [5, 'check'],
-    ]);
-    expect(replay(req.context, [...written, ...(result.journal ?? [])])).toEqual(result.context);
+    expect(written.map((e) => [e.seq, e.stepId])).toEqual([[1, 'check']]);
+    expect(written[0]?.output).toMatchObject({ rollback: { from: 'a', to: 'check' } });
+    expect(result.context).toMatchObject({ made: { a: 1, check: true } });
   });
 });
 
@@ -237,11 +237,11 @@ describe('runTask: resuming', () => {
     expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
   });
 
-  it('writes held entries with the next one all or none: a stale completion adds nothing after a taken position', async () => {
+  it("refuses an eval case's resource completion at a position another writer took: its view is stale", async () => {
     const req = request([step('a', { set: { 'made.a': 1 } }), { id: 'ws', type: 'workspace', config: {} }]);
     const theirs = await takenFirst(req);
-    // a is held at position 1, then ws's completion writes both: position 1 is taken, so ws's 2 is not written.
-    const result = await run(req, undefined, undefined, { holdEntries: true });
+    // a's completion is not journaled; ws's goes to position 1, which is taken.
+    const result = await run(req, undefined, undefined, { recordedByResult: true });
     expect(result.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('stale completion') });
     expect(await engine.store.readJournal(req.instanceId)).toEqual([theirs]);
   });

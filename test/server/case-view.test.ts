@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attemptView } from '../../src/server/case-view.js';
-import type { AttemptHead, JournalHead } from '../../src/store/case-artifacts.js';
+import type { AttemptHead } from '../../src/store/case-artifacts.js';
 
 const head = (text: string) => ({ text, length: text.length });
 
@@ -17,28 +17,28 @@ const cut: AttemptHead = {
   },
 };
 
-const grading = { pass: true, score: 1, results: [{ id: 'equals', pass: true, score: 1, reason: 'from the op' }] };
-
-const entry = (seq: number, stepId: string, ops: unknown, output: unknown): JournalHead => ({
-  seq,
-  stepId,
-  attempt: 1,
-  createdAt: 1,
-  ops: head(JSON.stringify(ops)),
-  output: head(JSON.stringify(output)),
-});
-
 describe('the case page of an attempt whose result.json is cut', () => {
-  it("reads the graders from an eval case's journal, whose entries keep their ops and not their outputs", () => {
-    const journal = [
-      entry(1, 'ask', [{ op: 'set', path: 'outputs.ask', value: { text: 'short' } }], null),
-      entry(2, 'verify', [{ op: 'set', path: 'verifications.main', value: grading }], null),
-    ];
-    const view = attemptView(cut, journal, '/a');
-    expect(view.graders.map((g) => g.reason)).toEqual(['from the op']);
+  it('shows the graders read past the head, and what the head holds without them', () => {
+    const graders = [{ id: 'equals', pass: true, score: 1, reason: 'past the head' }];
+    const view = attemptView(cut, [], '/a', graders);
+    expect(view.graders).toEqual(graders);
     expect(view.result?.complete).toBe(false);
-    // An entry that kept its output (a task run's) is read from it, as before.
-    const kept = attemptView(cut, [entry(2, 'verify', [], grading)], '/a');
-    expect(kept.graders.map((g) => g.reason)).toEqual(['from the op']);
+    expect(view.output?.text).toBe('short');
+    // None read (a result.json cut at the cap is not JSON whole): the head's own, here none.
+    expect(attemptView(cut, [], '/a', []).graders).toEqual([]);
+  });
+
+  it("keeps a whole head's graders whatever was read past it", () => {
+    const whole: AttemptHead = {
+      ...cut,
+      result: head(
+        JSON.stringify({
+          steps: [{ stepId: 'v', output: { results: [{ id: 'x', pass: false, reason: 'in the head' }] } }],
+        }),
+      ),
+    };
+    expect(
+      attemptView(whole, [], '/a', [{ id: 'y', pass: true, score: 1, reason: 'past' }]).graders.map((g) => g.reason),
+    ).toEqual(['in the head']);
   });
 });

@@ -108,14 +108,14 @@ describe('proctor serve: a live eval run', () => {
     expect(after.filter((r) => r.status === 'CANCELED').length).toBeGreaterThan(0);
     expect(after.filter((r) => r.status === 'COMPLETED').length).toBeLessThan(40);
 
-    // A case's task run: its steps and the journal the store recorded for them.
+    // A case's task run: its steps as its result records them (an eval case journals only its resources).
     const finished = after.find((r) => r.status === 'COMPLETED');
     await page.goto(`${served.url}tasks/${finished?.runId}`);
     await page.getByText('Task run').waitFor();
     expect(await page.locator('main').textContent()).toContain('COMPLETED');
-    expect(await page.locator('main details').count()).toBeGreaterThan(0);
-    await page.locator('main details summary').first().click();
-    expect(await page.locator('main details[open]').first().textContent()).toContain('outputs.prompt');
+    expect(await page.locator('tr[data-step="prompt"] .badge').textContent()).toBe('completed');
+    expect(await page.locator('tr[data-step="verify"] .badge').textContent()).toBe('completed');
+    expect(await page.locator('main details').count()).toBe(0);
     await page.screenshot({ path: path.join(shots.dir, 'task.png'), fullPage: true });
     await page.goto(served.url);
     await page.locator(`tr[data-run="${group}"]`).waitFor();

@@ -102,5 +102,49 @@ for (const backend of await storeBackends()) {
         ]);
       }
     });
+
+    it("reads a result's steps in the database, a verifier's results among them, from either form of the column", async () => {
+      const store = temp.store;
+      const graded = JSON.stringify({
+        output: 'é "long" answer',
+        steps: [
+          { stepId: 'prompt', status: 'completed', attempts: 2, output: { text: 'x'.repeat(5000), transcript: [] } },
+          {
+            stepId: 'verify',
+            status: 'failed',
+            attempts: 1,
+            output: { results: [{ id: 'equals', pass: false, score: 0, reason: 'said "no" \\ \u00e9' }] },
+          },
+        ],
+      });
+      const texts = { compact: graded, indented: JSON.stringify(JSON.parse(graded), null, 2), cut, plain: 'plain' };
+      await store.createRuns([...Object.keys(texts), 'unfinished'].map((id) => newRun(id)));
+      for (const [runId, text] of Object.entries(texts)) {
+        const record: CaseResultRecord = {
+          caseKey: `k-${runId}`,
+          attempt: 1,
+          target: 'm',
+          evalPath: 'a.eval.yaml',
+          row: { key: `k-${runId}`, outcome: 'failed', score: 0, group_id: 'g', error: null },
+          files: { 'result.json': text },
+        };
+        expect(await store.finishRun(runId, { status: 'COMPLETED', outcome: 'failed', result: record }, 5)).toBe(true);
+      }
+      const steps = [
+        { stepId: 'prompt', status: 'completed', attempts: 2 },
+        {
+          stepId: 'verify',
+          status: 'failed',
+          attempts: 1,
+          results: [{ id: 'equals', pass: false, score: 0, reason: 'said "no" \\ é' }],
+        },
+      ];
+      expect(await store.resultSteps('compact')).toEqual(steps);
+      expect(await store.resultSteps('indented')).toEqual(steps);
+      // Not JSON whole (cut at the cap), not the engine's, or no result: none.
+      expect(await store.resultSteps('cut')).toEqual([]);
+      expect(await store.resultSteps('plain')).toEqual([]);
+      expect(await store.resultSteps('unfinished')).toEqual([]);
+    });
   });
 }

@@ -1,5 +1,5 @@
-// A queue worker's commit carries its case's last journal entry (the verify step's) in the epoch-fenced
-// statement, as the local runner's finish does: the entry is committed with the result or not at all.
+// A queue worker's commit ends its run and records its case's result in one epoch-fenced statement, as the local
+// runner's finish does: committed under the current epoch or not at all.
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { preparingPool } from '../../src/store/named-statements.js';
 import { type Claim, type DispatchCandidate, QueueLedger } from '../../src/store/queue-ledger.js';
 import { Reconnect } from '../../src/store/reconnect.js';
 import type { Database } from '../../src/store/schema.js';
-import type { JournalEntry, NewRun, RunFinish, RunOwner, Store } from '../../src/store/store.js';
+import type { NewRun, RunFinish, RunOwner, Store } from '../../src/store/store.js';
 import { newRun, readRun } from '../support/run-records.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
@@ -21,28 +21,18 @@ const queued = (runId: string): NewRun => ({
   groupId: runId,
   queue: { pool: 'ledger', limits: [], work: {} },
 });
-const entry = (runId: string, seq: number, stepId: string): JournalEntry => ({
-  instanceId: `t@${runId}`,
-  seq,
-  stepId,
-  attempt: 1,
-  ops: [{ op: 'set', path: `outputs.${stepId}`, value: { seq } }],
-  output: { score: 1, pass: true },
-  createdAt: now + seq,
-});
-const finish = (runId: string, ...journal: JournalEntry[]): RunFinish => ({
+const finish = (runId: string, attempt = 1): RunFinish => ({
   status: 'COMPLETED',
   outcome: 'passed',
   score: 1,
   result: {
     caseKey: `k-${runId}`,
-    attempt: 1,
+    attempt,
     target: 'model',
     evalPath: 'a.eval.yaml',
     row: { key: `k-${runId}`, outcome: 'passed', score: 1, group_id: runId, error: null },
     files: {},
   },
-  ...(journal.length > 0 ? { journal } : {}),
 });
 const epochOf = (claim: Claim): number => {
   if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
@@ -58,78 +48,36 @@ describe.skipIf(postgres?.unavailable !== undefined)('queue ledger commit (postg
   });
   afterEach(() => temp.remove());
 
-  const steps = async (runId: string) => (await store.readJournal(`t@${runId}`)).map((e) => e.stepId);
   const results = async (runId: string) => (await store.readResults(runId, 0, 10)).map((r) => r.runId);
 
-  it('commits the held entries with the result under the current epoch, and leaves none when refused', async () => {
+  it('commits the result under the current epoch, and nothing when refused', async () => {
     await store.createRuns([queued('r1'), queued('r2')]);
     const ledger = store.queueLedger();
     const epoch = epochOf(await ledger.claim('r1', 'w1', owner, now, 60_000));
-    const held = [entry('r1', 1, 'prompt'), entry('r1', 2, 'verify')];
-    expect(await ledger.commit('r1', epoch, finish('r1', ...held), now + 10)).toEqual({
-      committed: true,
-      queued: true,
-    });
-    expect(await store.readJournal('t@r1')).toEqual(held);
+    expect(await ledger.commit('r1', epoch, finish('r1'), now + 10)).toEqual({ committed: true, queued: true });
     expect(await results('r1')).toEqual(['r1']);
 
-    // w1's lease lapses and w2 takes r2 over: w1's late commit is refused, and its verify entry is not written.
+    // w1's lease lapses and w2 takes r2 over: w1's late commit is refused.
     const stale = epochOf(await ledger.claim('r2', 'w1', owner, now, 1000));
     const current = epochOf(await ledger.claim('r2', 'w2', owner, now + 2000, 60_000));
-    expect(await store.appendJournal(entry('r2', 1, 'prompt'))).toBe(true);
-    expect(await ledger.commit('r2', stale, finish('r2', entry('r2', 2, 'verify')), now + 3000)).toEqual({
-      committed: false,
-    });
-    expect(await steps('r2')).toEqual(['prompt']);
+    expect(await ledger.commit('r2', stale, finish('r2'), now + 3000)).toEqual({ committed: false });
     expect(await results('r2')).toEqual([]);
     expect((await readRun(store, 'r2')).status).toBe('RUNNING');
     expect((await ledger.stats('r2'))?.superseded).toBe(1);
-    // The holder of the current epoch commits its own at that position.
-    const own = { ...entry('r2', 2, 'verify'), createdAt: now + 4000 };
-    expect((await ledger.commit('r2', current, finish('r2', own), now + 4000)).committed).toBe(true);
-    expect((await store.readJournal('t@r2'))[1]).toEqual(own);
+    // The holder of the current epoch commits.
+    expect((await ledger.commit('r2', current, finish('r2'), now + 4000)).committed).toBe(true);
+    expect(await results('r2')).toEqual(['r2']);
     // A retry of that commit (its answer lost with the connection) changes nothing and fails nothing.
-    expect((await ledger.commit('r2', current, finish('r2', own), now + 4000)).committed).toBe(false);
-    expect(await steps('r2')).toEqual(['prompt', 'verify']);
+    expect((await ledger.commit('r2', current, finish('r2'), now + 4000)).committed).toBe(false);
+    expect(await results('r2')).toEqual(['r2']);
   });
 
-  // A JSON document parsed on the server (json_to_recordset, say) would turn \u0000 into an error and other escapes
-  // into their characters: the entries go in as the texts JSON.stringify wrote.
-  it("stores each held entry's ops and output as the text JSON.stringify gives them, a missing output as null", async () => {
-    await store.createRuns([queued('j1')]);
-    const ledger = store.queueLedger();
-    const epoch = epochOf(await ledger.claim('j1', 'w1', owner, now, 60_000));
-    const odd = 'say "hi" \\ then\nline é \u2028 \u0000';
-    const held: JournalEntry[] = [
-      { ...entry('j1', 1, 'prompt'), ops: [{ op: 'set', path: 'outputs.prompt', value: { text: odd, n: 1.5e-7 } }] },
-      { ...entry('j1', 2, 'verify'), output: null },
-      { ...entry('j1', 3, 'judge'), output: odd as unknown as JournalEntry['output'] },
-    ];
-    expect((await ledger.commit('j1', epoch, finish('j1', ...held), now + 10)).committed).toBe(true);
-    const raw = new pg.Client({ connectionString: temp.url });
-    await raw.connect();
-    try {
-      const stored = await raw.query<{ ops: string; output: string }>(
-        "select ops, output from journal where instance_id = 't@j1' order by seq",
-      );
-      expect(stored.rows).toEqual(
-        held.map((e) => ({ ops: JSON.stringify(e.ops), output: JSON.stringify(e.output ?? null) })),
-      );
-    } finally {
-      await raw.end();
-    }
-    expect(await store.readJournal('t@j1')).toEqual(held);
-  });
-
-  it('fails a commit whose entry position is taken as a whole: no status, no result, the lease kept', async () => {
+  it('fails a commit the database refuses as a whole: no status, no result, the lease kept', async () => {
     await store.createRuns([queued('r3')]);
     const ledger = store.queueLedger();
     const epoch = epochOf(await ledger.claim('r3', 'w1', owner, now, 60_000));
-    // A superseded execution still running wrote there first.
-    expect(await store.appendJournal(entry('r3', 1, 'elsewhere'))).toBe(true);
-    const held = finish('r3', entry('r3', 1, 'prompt'), entry('r3', 2, 'verify'));
-    await expect(ledger.commit('r3', epoch, held, now + 10)).rejects.toThrow(/journal position 1 of t@r3 is taken/);
-    expect(await steps('r3')).toEqual(['elsewhere']);
+    // An attempt number past the results table's integer column.
+    await expect(ledger.commit('r3', epoch, finish('r3', 2 ** 40), now + 10)).rejects.toThrow(/out of range/);
     expect(await results('r3')).toEqual([]);
     expect((await readRun(store, 'r3')).status).toBe('RUNNING');
     expect(await ledger.renew(['r3'], 'w1', now + 20, 60_000)).toEqual({ held: ['r3'], cancel: [] });

@@ -16,6 +16,8 @@ interface TaskDetail {
   };
   instance: { spec: { steps?: { id: string; type: string }[] }; startStep: string | null } | null;
   journal: { seq: number; stepId: string; attempt: number; ops: Clipped; output: Clipped; createdAt: number }[];
+  /** An eval case's steps as its result records them: it journals only its resources. */
+  recorded: { stepId: string; status: string; attempts: number }[];
 }
 
 /** One task run: its steps, which of them the journal has recorded, and its state, refreshed while it runs. */
@@ -37,6 +39,7 @@ export const TaskPage = ({ runId }: { runId: string }) => {
   }, [runId]);
   if (!d) return <Loading error={error} />;
   const done = new Map(d.journal.map((j) => [j.stepId, j]));
+  const recorded = new Map(d.recorded.map((s) => [s.stepId, s]));
   return (
     <section>
       <p class="crumbs">
@@ -70,12 +73,27 @@ export const TaskPage = ({ runId }: { runId: string }) => {
         <tbody>
           {(d.instance?.spec.steps ?? []).map((s) => {
             const entry = done.get(s.id);
+            const record = recorded.get(s.id);
             return (
               <tr key={s.id} data-step={s.id}>
                 <td class="mono">{s.id}</td>
                 <td>{s.type}</td>
-                <td>{entry ? <span class="badge passed">done</span> : <span class="badge none">pending</span>}</td>
-                <td class="muted">{entry ? `${when(entry.createdAt)} · attempt ${entry.attempt}` : ''}</td>
+                <td>
+                  {entry ? (
+                    <span class="badge passed">done</span>
+                  ) : record ? (
+                    <span class={`badge ${record.status === 'completed' ? 'passed' : 'failed'}`}>{record.status}</span>
+                  ) : (
+                    <span class="badge none">pending</span>
+                  )}
+                </td>
+                <td class="muted">
+                  {entry
+                    ? `${when(entry.createdAt)} · attempt ${entry.attempt}`
+                    : record
+                      ? `attempt ${record.attempts}`
+                      : ''}
+                </td>
               </tr>
             );
           })}

@@ -1,4 +1,5 @@
 import { InputError } from '../../errors.js';
+import type { ResultStep } from '../../store/case-artifacts.js';
 import type { JournalEntry, RunRecord } from '../../store/store.js';
 import { exitCodes } from '../exit-codes.js';
 import { table } from '../summary-table.js';
@@ -8,19 +9,32 @@ const at = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toIS
 const span = (from: number | null, to: number | null): string =>
   from === null || to === null ? '-' : `${((to - from) / 1000).toFixed(2)} s`;
 
-/** The task's steps as the instance stored them, each with what the journal says of it. */
-const stepRows = (spec: unknown, journal: readonly JournalEntry[], run: RunRecord): string[][] => {
+/** How a step ended, as `runs show` lists it: its status and attempt, and when, if the journal says. */
+interface ShownEnd {
+  status: string;
+  attempt: number;
+  at?: number;
+}
+
+/** Each step's end as an eval case's result records it. */
+const recordedEnds = (steps: readonly ResultStep[]): Map<string, ShownEnd> =>
+  new Map(steps.map((s) => [s.stepId, { status: s.status, attempt: s.attempts }]));
+
+/** Each step's end as the journal records it; a step rolled back and re-run is journaled again: its latest entry. */
+const journaledEnds = (journal: readonly JournalEntry[]): Map<string, ShownEnd> =>
+  new Map(journal.map((e) => [e.stepId, { status: 'completed', attempt: e.attempt, at: e.createdAt }]));
+
+/** The task's steps as the instance stored them, each with how it ended. */
+const stepRows = (spec: unknown, ends: ReadonlyMap<string, ShownEnd>, run: RunRecord): string[][] => {
   const steps = (spec as { steps?: { id: string; type: string }[] }).steps ?? [];
-  // A step rolled back and re-run is journaled again: its latest entry is what the context holds.
-  const latest = new Map(journal.map((e) => [e.stepId, e]));
   return steps.map((s) => {
-    const entry = latest.get(s.id);
+    const end = ends.get(s.id);
     return [
       `  ${s.id}`,
       s.type,
-      entry ? 'completed' : '-',
-      entry ? String(entry.attempt) : '-',
-      entry ? `+${span(run.startedAt, entry.createdAt)}` : '-',
+      end?.status ?? '-',
+      end ? String(end.attempt) : '-',
+      end?.at !== undefined ? `+${span(run.startedAt, end.at)}` : '-',
     ];
   });
 };
@@ -30,13 +44,22 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
   withRunsStore(async (store) => {
     const run = await store.getRun(runId);
     if (!run) throw new InputError(`no run "${runId}"`, undefined, 'see `proctor runs list`');
-    const [instance, journal, queued] = await Promise.all([
+    const [instance, journal, queued, recorded] = await Promise.all([
       store.getInstance(run.instanceId),
       store.readJournal(run.instanceId),
       store.queueLedger().stats(runId),
+      // An eval case journals only its resources: its result records its steps.
+      run.caseKey === null ? [] : store.resultSteps(run.runId),
     ]);
     if (opts.json) {
-      const shown = { run, ...(queued ? { queue: queued } : {}), steps: instance?.spec.steps ?? [], journal };
+      const shown = {
+        run,
+        ...(queued ? { queue: queued } : {}),
+        steps: instance?.spec.steps ?? [],
+        journal,
+        // An eval case's steps as its result records them: its journal holds only its resources.
+        ...(recorded.length ? { recorded } : {}),
+      };
       process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
       return exitCodes.ok;
     }
@@ -63,7 +86,10 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
       ...(instance
         ? [
             'steps:',
-            table(['  step', 'type', 'status', 'attempt', 'done at'], stepRows(instance.spec, journal, run)),
+            table(
+              ['  step', 'type', 'status', 'attempt', 'done at'],
+              stepRows(instance.spec, new Map([...recordedEnds(recorded), ...journaledEnds(journal)]), run),
+            ),
             '',
             'journal:',
             ...journal.map(
