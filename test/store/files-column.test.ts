@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { filesColumn, parseFilesColumn } from '../../src/store/files-column.js';
-import type { CaseResultRecord } from '../../src/store/store.js';
+import type { CaseResultRecord, Store } from '../../src/store/store.js';
 import { newRun } from '../support/run-records.js';
 import { type BackendStore, storeBackends } from '../support/store-backends.js';
 
@@ -53,6 +53,19 @@ const storedColumn = async (url: string, runId: string): Promise<string> => {
   }
 };
 
+/** Ends the run with a result of these files, as an eval case's finish does. */
+const commit = (store: Store, runId: string, files: Record<string, string>): Promise<boolean> => {
+  const result: CaseResultRecord = {
+    caseKey: `k-${runId}`,
+    attempt: 1,
+    target: 'm',
+    evalPath: 'a.eval.yaml',
+    row: { key: `k-${runId}`, outcome: 'passed', score: 1, group_id: 'g', error: null },
+    files,
+  };
+  return store.finishRun(runId, { status: 'COMPLETED', outcome: 'passed', result }, 5);
+};
+
 for (const backend of await storeBackends()) {
   describe.skipIf(backend.unavailable)(`result files in the store (${backend.name})`, () => {
     let temp: BackendStore;
@@ -65,18 +78,8 @@ for (const backend of await storeBackends()) {
       const store = temp.store;
       const texts = { r1: result, r2: cut, r3: surrogate };
       await store.createRuns(Object.keys(texts).map((id) => newRun(id)));
-      for (const [runId, text] of Object.entries(texts)) {
-        const record: CaseResultRecord = {
-          caseKey: `k-${runId}`,
-          attempt: 1,
-          target: 'm',
-          evalPath: 'a.eval.yaml',
-          row: { key: `k-${runId}`, outcome: 'passed', score: 1, group_id: 'g', error: null },
-          files: { 'result.json': text, 'prompt.diff': '+x "y"\n' },
-        };
-        const finish = { status: 'COMPLETED', outcome: 'passed', result: record } as const;
-        expect(await store.finishRun(runId, finish, 5)).toBe(true);
-      }
+      for (const [runId, text] of Object.entries(texts))
+        expect(await commit(store, runId, { 'result.json': text, 'prompt.diff': '+x "y"\n' })).toBe(true);
       // The compact result.json is the column's JSON value; the others are strings.
       expect(await storedColumn(temp.url, 'r1')).toContain(`"result.json":${result}`);
       expect(await storedColumn(temp.url, 'r2')).toContain(`"result.json":${JSON.stringify(cut)}`);
@@ -119,17 +122,8 @@ for (const backend of await storeBackends()) {
       });
       const texts = { compact: graded, indented: JSON.stringify(JSON.parse(graded), null, 2), cut, plain: 'plain' };
       await store.createRuns([...Object.keys(texts), 'unfinished'].map((id) => newRun(id)));
-      for (const [runId, text] of Object.entries(texts)) {
-        const record: CaseResultRecord = {
-          caseKey: `k-${runId}`,
-          attempt: 1,
-          target: 'm',
-          evalPath: 'a.eval.yaml',
-          row: { key: `k-${runId}`, outcome: 'failed', score: 0, group_id: 'g', error: null },
-          files: { 'result.json': text },
-        };
-        expect(await store.finishRun(runId, { status: 'COMPLETED', outcome: 'failed', result: record }, 5)).toBe(true);
-      }
+      for (const [runId, text] of Object.entries(texts))
+        expect(await commit(store, runId, { 'result.json': text })).toBe(true);
       const steps = [
         { stepId: 'prompt', status: 'completed', attempts: 2 },
         {
