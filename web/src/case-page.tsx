@@ -212,7 +212,11 @@ export const CasePage = ({ group, caseKey }: { group: string; caseKey: string })
           </tbody>
         </table>
       )}
-      {a.journal.length === 0 && <p class="muted">no journal (pruned or never written)</p>}
+      {a.journal.length === 0 && (
+        <p class="muted">
+          no journal entries: a case journals only the workspaces and services it starts (its steps are above)
+        </p>
+      )}
       <h2>Artifacts</h2>
       <Artifacts a={a} />
     </section>

@@ -114,7 +114,12 @@ export const TaskPage = ({ runId }: { runId: string }) => {
           <TextBlock value={j.output} />
         </details>
       ))}
-      {d.journal.length === 0 && <p class="muted">no journal entries</p>}
+      {d.journal.length === 0 && (
+        <p class="muted">
+          no journal entries
+          {d.recorded.length > 0 ? ': a case journals only the workspaces and services it starts' : ''}
+        </p>
+      )}
     </section>
   );
 };
