@@ -1,4 +1,5 @@
 import type { ErrorRecord } from '../errors.js';
+import { extended } from '../extended.js';
 import type { CaseIdentity, Outcome, Usage } from '../records.js';
 import type { ResultAt } from './result-pack.js';
 
@@ -95,7 +96,7 @@ export const toIndexRow = (r: CaseResult): IndexRow => ({
   error: r.error,
   attempts: r.attempts,
   duration_ms: r.durationMs,
-  usage: { ...toUsageRow(r.usage), ...(r.judgeUsage ? { judge: toUsageRow(r.judgeUsage) } : {}) },
+  usage: r.judgeUsage ? extended(toUsageRow(r.usage), { judge: toUsageRow(r.judgeUsage) }) : toUsageRow(r.usage),
   run_id: r.runId,
   group_id: r.groupId,
   started_at: new Date(r.startedAt).toISOString(),

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { extended } from '../extended.js';
 import type { JsonObject } from '../records.js';
 import { CaseCassette, type CassetteMode } from '../targets/cassette.js';
 import type { Target, TargetInput, TargetOutput } from '../targets/target.js';
@@ -72,5 +73,5 @@ const throughCassette = async (
   });
   if (live) return live;
   const out = reply.response as unknown as TargetOutput;
-  return { ...out, usage: { ...out.usage, costUsd: 0 }, replayed: true };
+  return extended(out, { usage: { ...out.usage, costUsd: 0 }, replayed: true });
 };

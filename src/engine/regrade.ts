@@ -3,6 +3,7 @@ import { type CaseResult, type IndexRow, toIndexRow } from '../bundle/row.js';
 import { writeSummary } from '../bundle/summary.js';
 import { artifactDir, BundleWriter } from '../bundle/writer.js';
 import { CanceledError, type ErrorRecord, toErrorRecord } from '../errors.js';
+import { extended } from '../extended.js';
 import type { JsonObject, Outcome, Usage } from '../records.js';
 import { zeroUsage } from '../records.js';
 import { type GradingSpec, gradeOutput } from './grade.js';
@@ -66,7 +67,7 @@ const regradeOne = async (
     outcome = graded.verification.pass ? 'passed' : 'failed';
     score = graded.verification.score;
     judgeUsage = graded.verification.judgeUsage;
-    grading = { ...graded.verification, judgeCalls: graded.judgeCalls };
+    grading = extended(graded.verification, { judgeCalls: graded.judgeCalls });
   } catch (e) {
     if (e instanceof CanceledError) throw e;
     outcome = 'error';

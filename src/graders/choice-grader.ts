@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extended } from '../extended.js';
 import type { GraderDef, JudgeCall } from './grader.js';
 import {
   askJudge,
@@ -48,7 +49,7 @@ export const choiceGrader = (scale: ChoiceScale) => {
         const grade = scale.choices[choice] as { score: number; pass: boolean };
         const reason = answers.find((a) => a.choice === choice)?.reason ?? '';
         const shown = answers.length === 1 ? choice : `${choice} (of ${votes})`;
-        return { ...grade, reason: `${shown}: ${reason}`, judgeCalls: calls };
+        return extended(grade, { reason: `${shown}: ${reason}`, judgeCalls: calls });
       };
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extended } from '../extended.js';
 import type { GraderDef, JudgeCall } from './grader.js';
 import {
   askJudge,
@@ -106,7 +107,7 @@ export const gEval: GraderDef<typeof config> = {
           written.catch(() => steps.delete(criterion));
           steps.set(criterion, written);
         }
-        const prompt = fillTemplate(template, { ...caseValues(input, criterion), steps: await written });
+        const prompt = fillTemplate(template, extended(caseValues(input, criterion), { steps: await written }));
         const sampled = await askSamples(cfg.samples, () =>
           askJudge(judge, label, prompt, scoreTool, parseScore, signal, calls),
         );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extended } from '../extended.js';
 import type { GradeResult, GraderDef, JudgeCall } from './grader.js';
 import {
   askJudge,
@@ -73,7 +74,7 @@ export const llmRubric: GraderDef<typeof config> = {
       const verdicts = await askSamples(cfg.samples, () =>
         askJudge(judge, cfg.judge ?? '', prompt, tool, parse, signal, calls),
       );
-      return { ...majorityVerdict(verdicts), judgeCalls: calls };
+      return extended(majorityVerdict(verdicts), { judgeCalls: calls });
     };
   },
 };

@@ -3,6 +3,7 @@ import { executeRun } from '../engine/execute-run.js';
 import { storedRequest } from '../engine/redact.js';
 import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
+import { extended } from '../extended.js';
 import { instanceIdFor } from '../ids.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
@@ -84,9 +85,10 @@ export class LocalRunner implements Runner {
     const queued = requests.map((r): Queued => {
       const runId = r.runId ?? `${r.groupId}.${++this.seq}`;
       const { limits = [], ...rest } = r;
-      // Assigned, not spread: a spread followed by keys it lacks costs V8 ~0.8 µs, a tenth of that assigned.
-      const request = Object.assign(rest, { runId, instanceId: r.instanceId ?? instanceIdFor(r.task.id, runId) });
-      return { request, limits };
+      return {
+        request: extended(rest, { runId, instanceId: r.instanceId ?? instanceIdFor(r.task.id, runId) }),
+        limits,
+      };
     });
     await this.store.createRuns(
       queued.map(({ request: r }) => ({

@@ -2,6 +2,7 @@ import { recordCase } from '../engine/record-case.js';
 import { runSecrets, storedRequest } from '../engine/redact.js';
 import type { CaseSpec } from '../engine/task.js';
 import type { ErrorRecord } from '../errors.js';
+import { extended } from '../extended.js';
 import { instanceIdFor } from '../ids.js';
 import type { RunOwner, Store } from '../store/store.js';
 import type { SubmitRequest } from './runner.js';
@@ -26,7 +27,7 @@ export const recordNotStarted = async (
   const runs = requests.map((r) => {
     // A case is submitted once per command, so its key makes the run id unique in its group.
     const runId = r.runId ?? `${r.groupId}.not-started.${r.case.key}`;
-    return { request: { ...r, runId, instanceId: r.instanceId ?? instanceIdFor(r.task.id, runId) }, runId };
+    return { request: extended(r, { runId, instanceId: r.instanceId ?? instanceIdFor(r.task.id, runId) }), runId };
   });
   await store.createRuns(
     runs.map(({ request: r }) => ({

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../bundle/atomic.js';
 import { ProctorError } from '../errors.js';
+import { extended } from '../extended.js';
 import type { Json, JsonObject } from '../records.js';
 import { stableJson } from '../stable-json.js';
 
@@ -122,7 +123,7 @@ export class CaseCassette {
       latency_ms: Math.round(reply.latencyMs),
       recorded_at: new Date().toISOString(),
     });
-    return { ...reply, replayed: false };
+    return extended(reply, { replayed: false });
   }
 
   /** Adds or replaces the entry of its key and rewrites the file whole (a crash leaves the old one). */

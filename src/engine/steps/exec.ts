@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../../errors.js';
+import { extended } from '../../extended.js';
 import { childProcess } from '../../node-modules.js';
 import { sleep } from '../../sleep.js';
 import { interpolateEnv } from '../../targets/secrets.js';
@@ -105,7 +106,7 @@ const runCommand = async (step: z.output<typeof config>, ctx: StepContext, env: 
   const summary = { text: stdout.replace(/\r?\n$/, ''), exitCode: result.exitCode };
   return {
     ops: [{ op: 'set' as const, path: `outputs.${ctx.stepId}`, value: summary }],
-    output: { ...summary, stdout: tail(stdout), stderr: tail(stderr), durationMs: performance.now() - started },
+    output: extended(summary, { stdout: tail(stdout), stderr: tail(stderr), durationMs: performance.now() - started }),
   };
 };
 

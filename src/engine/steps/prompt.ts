@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extended } from '../../extended.js';
 import type { Json } from '../../records.js';
 import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
@@ -35,11 +36,7 @@ export const prompt: StepDef<typeof config> = {
     };
     return {
       ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],
-      // Assigned, not spread: a spread followed by keys it lacks costs V8 ~0.8 µs, a tenth of that assigned.
-      output: Object.assign({}, summary, {
-        transcript: out.transcript,
-        process: out.process ?? null,
-      }) as unknown as Json,
+      output: extended(summary, { transcript: out.transcript, process: out.process ?? null }) as unknown as Json,
     };
   },
 };

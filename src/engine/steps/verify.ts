@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
+import { extended } from '../../extended.js';
 import { graderKinds } from '../../graders/registry.js';
 import { type Json, type Usage, zeroUsage } from '../../records.js';
 import { gradeOutput } from '../grade.js';
@@ -64,7 +65,7 @@ export const verify: StepDef<typeof config> = {
     const { verification, judgeCalls } = await gradeOutput(step, input, ctx.services, ctx.signal);
     return {
       ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification as unknown as Json }],
-      output: { ...verification, ...(verification.judgeUsage ? { judgeCalls } : {}) } as unknown as Json,
+      output: (verification.judgeUsage ? extended(verification, { judgeCalls }) : { ...verification }) as unknown as Json,
       passed: verification.pass,
     };
   },
