@@ -65,7 +65,9 @@ export const verify: StepDef<typeof config> = {
     const { verification, judgeCalls } = await gradeOutput(step, input, ctx.services, ctx.signal);
     return {
       ops: [{ op: 'set', path: `verifications.${step.verifierId}`, value: verification as unknown as Json }],
-      output: (verification.judgeUsage ? extended(verification, { judgeCalls }) : { ...verification }) as unknown as Json,
+      output: (verification.judgeUsage
+        ? extended(verification, { judgeCalls })
+        : { ...verification }) as unknown as Json,
       passed: verification.pass,
     };
   },
