@@ -1,5 +1,6 @@
 import type { EmbeddingModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { extended } from '../extended.js';
 import { chatMessages } from './chat-prompt.js';
 import type { TurnModel } from './model-call.js';
 import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
@@ -85,7 +86,7 @@ export const modelTarget = (
       loaded ??= Promise.all([load(apiKey), import('./model-call.js')]);
       const [model, { generateTurn }] = await loaded;
       const messages = input.messages ?? (cfg.prompt_format === 'chat' ? chatMessages(input.prompt) : undefined);
-      return generateTurn(model, messages ? { ...input, messages } : input, signal, bounds, settings);
+      return generateTurn(model, messages ? extended(input, { messages }) : input, signal, bounds, settings);
     },
   };
   if (!loadEmbedding) return target;
