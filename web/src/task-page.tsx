@@ -20,6 +20,10 @@ interface TaskDetail {
   recorded: { stepId: string; status: string; attempts: number }[];
 }
 
+/** A recorded step's badge: completed and failed as their outcomes are, skipped and seeded steps plain. */
+const recordBadge = (status: string): string =>
+  status === 'completed' ? 'passed' : status === 'failed' ? 'failed' : 'none';
+
 /** One task run: its steps, which of them the journal has recorded, and its state, refreshed while it runs. */
 export const TaskPage = ({ runId }: { runId: string }) => {
   const [d, setD] = useState<TaskDetail | null>(null);
@@ -82,7 +86,7 @@ export const TaskPage = ({ runId }: { runId: string }) => {
                   {entry ? (
                     <span class="badge passed">done</span>
                   ) : record ? (
-                    <span class={`badge ${record.status === 'completed' ? 'passed' : 'failed'}`}>{record.status}</span>
+                    <span class={`badge ${recordBadge(record.status)}`}>{record.status}</span>
                   ) : (
                     <span class="badge none">pending</span>
                   )}
