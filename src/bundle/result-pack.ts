@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isOneLineObject } from '../one-line-object.js';
 import { type ArtifactFileHead, openRegularFile, readBytes, readTextHead } from './artifact-files.js';
 
 /**
@@ -20,13 +21,7 @@ export const resultAtField = 'result_at';
  */
 export const packable = (files: Readonly<Record<string, string>>): string | undefined => {
   const text = files['result.json'];
-  return text !== undefined &&
-    Object.keys(files).length === 1 &&
-    text.startsWith('{') &&
-    text.endsWith('}') &&
-    !text.includes('\n')
-    ? text
-    : undefined;
+  return text !== undefined && Object.keys(files).length === 1 && isOneLineObject(text) ? text : undefined;
 };
 
 /**

@@ -1,3 +1,5 @@
+import { isOneLineObject } from '../one-line-object.js';
+
 /**
  * The `files` column of a result: a JSON object of its artifact files by name. Each file is a JSON string, except
  * a `result.json` that is compact JSON, which is written as the JSON value it is: written as a string, its every
@@ -8,12 +10,11 @@
  */
 
 /**
- * Whether `text` can stand in the column as itself: an object as JSON.stringify writes one without indenting (a
- * truncated file ends with its marker line, an indented one has line breaks), and without `\u` escapes, which
+ * Whether `text` can stand in the column as itself: a result.json on one line, and without `\u` escapes, which
  * PostgreSQL's json refuses for a lone surrogate or a NUL.
  */
 const writtenAsValue = (name: string, text: string): boolean =>
-  name === 'result.json' && text.startsWith('{') && text.endsWith('}') && !text.includes('\n') && !text.includes('\\u');
+  name === 'result.json' && isOneLineObject(text) && !text.includes('\\u');
 
 /** The column's text for a result's files. */
 export const filesColumn = (files: Readonly<Record<string, string>>): string => {
