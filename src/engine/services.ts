@@ -43,6 +43,8 @@ const maxPaths = 1000;
  */
 export class Services {
   private readonly targetCache = new Map<string, Target>();
+  /** A ref's JSON by the object: a plan's cases share their target's ref (compile-task.ts); a stored spec's do not. */
+  private readonly refJson = new WeakMap<TargetRef, string>();
   private readonly assertionCache = new Map<string, CreatedAssertion>();
   private readonly projectPaths = new Map<string, string>();
   private readonly secretsOf = new WeakMap<object, { metadata: object; secrets: readonly string[] }>();
@@ -87,7 +89,12 @@ export class Services {
 
   /** The target of a ref; a judge's is its own instance, so its rate limit is kept apart. Usage comes priced. */
   target(ref: TargetRef, role: 'target' | 'judge' = 'target'): Target {
-    const cacheKey = `${role}:${JSON.stringify(ref)}`;
+    let json = this.refJson.get(ref);
+    if (json === undefined) {
+      json = JSON.stringify(ref);
+      this.refJson.set(ref, json);
+    }
+    const cacheKey = `${role}:${json}`;
     let target = this.targetCache.get(cacheKey);
     if (!target) {
       const def = targets[ref.kind as keyof typeof targets];

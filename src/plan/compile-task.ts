@@ -27,17 +27,27 @@ export const assertionConfig = (a: AssertionSpec): AssertionConfig & JsonObject 
   config: a.config,
 });
 
+// One ref per target and root: a plan's cases share it, so the runner knows its target by the object (services.ts),
+// not by its JSON once per case.
+const refsOf = new WeakMap<TargetSpec, { root: string; ref: TargetRef }>();
+
 /**
  * A target as a step config carries it: raw config, its folder relative to the project `root` (a stored spec
  * names no path of this machine), and the price of its model when known.
  */
-export const targetRef = (t: TargetSpec, root: string): TargetRef => ({
-  label: t.label,
-  kind: t.kind,
-  config: t.config,
-  baseDir: displayPath(t.baseDir, root),
-  ...(t.price ? { price: { ...t.price } } : {}),
-});
+export const targetRef = (t: TargetSpec, root: string): TargetRef => {
+  const known = refsOf.get(t);
+  if (known?.root === root) return known.ref;
+  const ref: TargetRef = {
+    label: t.label,
+    kind: t.kind,
+    config: t.config,
+    baseDir: displayPath(t.baseDir, root),
+    ...(t.price ? { price: { ...t.price } } : {}),
+  };
+  refsOf.set(t, { root, ref });
+  return ref;
+};
 
 /** The judge targets a verify step's assertions name, by label (`self`: the case's own target). */
 export const judgeRefs = (
