@@ -220,7 +220,12 @@ export class LocalRunner implements Runner {
       // On the loop's next turn, not inside this run's reply handling: started there, the next run's request cost a
       // 5,000-case run ~1 s more CPU (its socket writes took twice as long in profiles), and its claim still joins
       // this run's finish in one commit.
-      setImmediate(() => this.pump());
+      setImmediate(() => {
+        this.pump();
+        // Nothing left to run: this run's finish waits for no other to share its commit (the run's last case, or a
+        // lull before the submitter refills), which would hold up whoever waits on its result.
+        if (this.busy === 0 && !this.waiting.waiting) this.store.commitGrouped();
+      });
     };
     // An eval case is claimed while its task starts: it writes nothing before its commit (its result records its
     // steps), so a claim refused (canceled meanwhile, or taken by a reconciler) or failed only stops it, and it then

@@ -230,6 +230,10 @@ export class KyselyStore implements Store {
     await this.sections.transaction(this.db, (trx) => this.runInserts.insert(trx, runs, now, again));
   }
 
+  commitGrouped(): void {
+    this.batch.hurry();
+  }
+
   queueLedger(): QueueLedger {
     this.ledger ??= new QueueLedger(this.db, this.reconnect);
     return this.ledger;

@@ -82,10 +82,9 @@ export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   });
   await migrate(db, 'sqlite');
-  // Grouped writes (an eval case's claim and finish) wait up to 50 ms to share a commit: its WAL pages are most of
-  // what a commit costs, and nothing waits on them but their report. A commit of 20 cases at -j 50 wrote ~50 WAL
-  // frames, ~40 of them pages it shared with the commits before (index edges, runs rows, results_group_key's
-  // leaves, which case keys hit at random). 5,000 cases at -j 50 in /tmp, alternated pairs: 20 -> 50 ms took
-  // 6-13% less CPU (1,000 cases: 12%); 100 ms no less than 50; at -j 200 commits already hold ~80 cases.
-  return new KyselyStore(db, async () => {}, directSections(sqlite, prepare), 50);
+  // Grouped writes (an eval case's claim and finish) wait up to 20 ms to share a commit: its WAL pages are most of
+  // what a commit costs, and nothing waits on them but their report. 50 ms took 6-13% less CPU at 5,000 cases -j 50
+  // (a commit's ~50 WAL frames are mostly pages the commits before wrote too) but 7-9% more wall: the cases in
+  // flight fell from ~49 to ~47 and each took ~4 ms longer (alternated pairs); 30 ms was no different from 20.
+  return new KyselyStore(db, async () => {}, directSections(sqlite, prepare), 20);
 };

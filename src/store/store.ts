@@ -214,6 +214,8 @@ export interface Store {
    * caller goes on without waiting for it, so it may wait a few ms to share a commit with others.
    */
   claimRun(runId: string, owner: RunOwner, now: number, pace?: CommitPace): Promise<boolean>;
+  /** Grouped writes commit now, not at their window's end: the caller knows no others are coming to share it. */
+  commitGrouped(): void;
   /**
    * Sets a terminal status unless one is already set; false when it was. `finish.result` is committed in the
    * same transaction, only when the status is; a finish with a result holds up nothing but its own report, so

@@ -48,6 +48,25 @@ describe('SQLite store: the run index shared by several connections', () => {
     expect((await store.readJournal('t@r1')).map((e) => e.seq)).toEqual([1]);
   });
 
+  it('holds a grouped write for its window, and commits it at once when told none are coming', async () => {
+    const reader = new BetterSqlite3(temp.file, { readonly: true });
+    const status = (): unknown => reader.prepare("select status from runs where run_id = 'r1'").pluck().get();
+    try {
+      await store.createRuns([newRun('r1')]);
+      const claimed = store.claimRun('r1', owner, Date.now(), 'grouped');
+      // Waiting in its window (20 ms) for others to share its commit.
+      expect(status()).toBe('QUEUED');
+      store.commitGrouped();
+      // Committed on the loop's next turn, not at the window's end.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(status()).toBe('RUNNING');
+      expect(await claimed).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
+
   it('keeps the first terminal status against every later write', async () => {
     await store.createRuns([newRun('r1', owner)]);
     expect(await store.finishRun('r1', { status: 'COMPLETED', outcome: 'passed' }, 10)).toBe(true);
