@@ -44,13 +44,14 @@ export class JournalWriter {
   }
 
   private next(stepId: string, attempt: number, ops: readonly ContextOp[], output: Json): Written {
+    const written = this.redacted(ops, output);
     return {
       instanceId: this.instanceId,
       seq: ++this.seq,
       stepId,
       attempt,
-      ops: redact([...ops], this.secrets),
-      output: redact(output, this.secrets),
+      ops: written.ops,
+      output: written.output,
       createdAt: Date.now(),
     };
   }

@@ -157,9 +157,11 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   const done = new Set<string>();
   const started = new Set<string>();
   const running = new Map<string, Promise<void>>();
-  /** Per completed step: the order it completed in and how to undo it, for a rollback. */
-  const undo = new Map<string, { order: number; undo: Undo }>();
-  let completions = 0;
+  /**
+   * Per completed step, in the order they completed (a rolled-back step is deleted, so its re-run goes last): how
+   * to undo it, for a rollback.
+   */
+  const undo = new Map<string, Undo>();
   // Only a step with `retry` rolls back: without one, no undo is ever read (an eval case has none).
   const mayRollBack = specs.some((s) => s.retry !== undefined);
   const rollbacks = new Map<string, number>();
@@ -181,15 +183,14 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     const n = (rollbacks.get(spec.id) ?? 0) + 1;
     rollbacks.set(spec.id, n);
     const ids = span(specs, retry.from, spec.id);
-    const completed = ids
-      .filter((id) => undo.has(id))
-      .sort((a, b) => (undo.get(b)?.order ?? 0) - (undo.get(a)?.order ?? 0));
+    // Latest first.
+    const completed = [...undo.keys()].filter((id) => ids.includes(id)).reverse();
     // What the span started must stop before its record goes: the re-run makes its own.
     const made = resourcesOf(context).filter(([id]) => ids.includes(id));
     await tearDown(made, context, env.services.workspaces);
     const ops = rollbackOps(
       context,
-      completed.flatMap((id) => undo.get(id)?.undo ?? []),
+      completed.flatMap((id) => undo.get(id) ?? []),
     );
     const output: RollbackOutput = { rollback: { from: retry.from, to: spec.id, span: ids, retry: n } };
     await journal(spec.id, records.get(spec.id)?.attempts ?? 1, ops, output as unknown as Json);
@@ -217,7 +218,7 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
           ? writer.redacted(ops, output)
           : await journal(spec.id, record.attempts, ops, output);
       applyOps(context, written.ops);
-      if (reverse) undo.set(spec.id, { order: ++completions, undo: reverse });
+      if (reverse) undo.set(spec.id, reverse);
       record.status = 'completed';
       record.output = written.output;
       if (passed === false && canRetry(spec)) await rollBack(spec);
