@@ -87,23 +87,27 @@ class Connection {
   idleSince = 0;
   idleTimeoutMs: number | undefined;
 
+  /** `streamed`: the socket hands its bytes to 'data' listeners (TLS), not to `received` through `onread`. */
   constructor(
     readonly socket: Socket,
     private readonly pool: Connection[],
+    streamed: boolean,
   ) {
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 1000);
-    socket.on('data', (data: Buffer) => {
-      // Bytes while idle answer no request: the connection is out of step.
-      if (this.exchange) this.exchange.data(data);
-      else socket.destroy();
-    });
+    if (streamed) socket.on('data', (data: Buffer) => this.received(data));
     socket.on('error', (error) => this.exchange?.fail(error));
     socket.on('close', () => {
       this.exchange?.closed();
       const at = pool.indexOf(this);
       if (at >= 0) pool.splice(at, 1);
     });
+  }
+
+  received(data: Buffer): void {
+    // Bytes while idle answer no request: the connection is out of step.
+    if (this.exchange) this.exchange.data(data);
+    else this.socket.destroy();
   }
 
   start(exchange: Exchange): void {
@@ -209,13 +213,30 @@ class Exchange {
 const pools = new Map<string, Connection[]>();
 /** The last TLS session per origin, so a new connection resumes it instead of a full handshake. */
 const sessions = new Map<string, Buffer>();
+/** The one buffer every plain connection reads into (`onread`): a read is copied out before the next can land. */
+let readBuffer: Buffer | undefined;
 
 const connect = (url: URL, pool: Connection[]): Connection => {
   const https = url.protocol === 'https:';
   const port = Number(url.port) || (https ? 443 : 80);
   // An IPv6 literal comes bracketed in a URL and bare to connect().
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  if (!https) return new Connection(net.connect(port, host), pool);
+  if (!https) {
+    // Read through `onread`, not the socket's readable stream: each read is handed over as it lands, without the
+    // stream's push, 'data' event and read-ahead tick (bench/http-client.ts, http-request: 65-74 -> 58-63 us of CPU).
+    readBuffer ??= Buffer.allocUnsafe(64 * 1024);
+    let connection: Connection | undefined;
+    const onread = {
+      buffer: readBuffer,
+      // Copied out: the next read on any connection lands in the same buffer.
+      callback: (bytes: number, buffer: Uint8Array): boolean => {
+        connection?.received(Buffer.copyBytesFrom(buffer, 0, bytes));
+        return true;
+      },
+    };
+    connection = new Connection(net.connect({ port, host, onread }), pool, false);
+    return connection;
+  }
   const session = sessions.get(url.origin);
   const socket = tls().connect({
     host,
@@ -225,7 +246,7 @@ const connect = (url: URL, pool: Connection[]): Connection => {
     ...(session ? { session } : {}),
   });
   socket.on('session', (next: Buffer) => sessions.set(url.origin, next));
-  return new Connection(socket, pool);
+  return new Connection(socket, pool, true);
 };
 
 const connectionTo = (url: URL): Connection => {
