@@ -19,7 +19,7 @@ const startFlags = ['--heap-growing-percent=50'];
 // 4× Node 20's budget a 1,000-case run took ~20% less CPU; at 5,000 to 20,000 cases and for a 100,000-test plan the
 // difference was within the noise, the compiler threads ~10% less busy (8×: less CPU at 5,000, more at 20,000).
 // A queue worker's cases cost ~35% more CPU at Node's budget, and no less at 8× or 16× (bench/worker-cpu.ts).
-// A run of fewer than 10,000 cases raises it to 16× from its start (src/cli/optimisation-budget.ts).
+// An eval run of fewer than 10,000 cases does without the optimising compiler (src/cli/optimisation-budget.ts).
 startFlags.push('--interrupt-budget=270336');
 // V8's own growth of the young generation, which a run stops and lets go again (src/cli/young-generation.ts).
 startFlags.push('--semi-space-growth-factor=2');
@@ -28,6 +28,8 @@ startFlags.push('--semi-space-growth-factor=2');
 // collections recompiled ~40 M instructions' worth (valgrind: Compiler::Compile 121 -> 81 M without flushing); at
 // 5,000 cases 11.26 -> 11.18 G in all. Peak RSS the same.
 startFlags.push('--no-flush-bytecode');
+// An eval run turns V8's optimising compiler off, and on again by its size: on here, when its code cache is made.
+startFlags.push('--turbofan');
 for (const flag of startFlags) setFlagsFromString(flag);
 
 // The CLI is one CommonJS script (scripts/bundle.js), compiled here with V8's code cache: compiling it (and each

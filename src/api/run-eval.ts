@@ -36,6 +36,8 @@ export interface RunEvalOptions {
   detach?: boolean;
   /** Stops the run: queued cases are canceled and running ones aborted; what was committed is kept. */
   signal?: AbortSignal;
+  /** Each test as the plan loads it (a suite of 100,000 loads for seconds). */
+  onTestLoaded?: () => void;
   /** The plan, once made and before anything runs. */
   onPlan?: (plan: EvalRunPlan) => void;
   /** The store is open and the first cases are about to be submitted. */
@@ -254,7 +256,7 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
       const rows = await completeBundle(store, known);
       if (rows > 0) o.onCompleted?.(known, rows);
     }
-    const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env);
+    const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env, o.onTestLoaded);
     if (o.detach && withBudget(plan))
       throw new InputError(
         'a detached run (--detach, or the explorer starting one on the queue runner) cannot keep a budget: the command that follows the run dispatches within it',

@@ -1,15 +1,40 @@
 import { setFlagsFromString } from 'node:v8';
 
-/** Below this many cases a run's code is not called often enough to repay optimising it early. */
+/** Below this many cases (or tests loaded) a run's code is not called often enough to repay optimising it. */
 const shortRunCases = 10_000;
 
+const turbofan = (on: boolean): void => setFlagsFromString(on ? '--turbofan' : '--no-turbofan');
+
 /**
- * Sets how much bytecode a function runs before V8 optimises it, for a run of `cases` cases. bin/proctor.js starts
- * every command at 4× Node's budget. A run's per-case code is called about once per case: in a short run, much of
- * what V8 optimises at that budget never repays its compile. At 16× from the run's start, valgrind counted 5.9%
- * fewer instructions at 5,000 cases (12.94 → 12.18 G) and 1.4% fewer at 1,000; at 20,000 cases 16× throughout
- * cost 8% more (38.6 → 41.7 G), so a long run keeps 4×.
+ * Whether V8 optimises an eval run's code, by the run's size. A short run's code is called about once per test and
+ * case: what V8's optimising compiler (TurboFan) compiles, on threads whose CPU the run pays for, mostly never
+ * repays its compile. So a run starts without it, in V8's interpreter and baseline code, and a large one turns it
+ * on: once 10,000 tests have loaded (a 100,000-test plan loaded without it took ~30% longer), or when it starts with
+ * 10,000 cases or more. bin/proctor.js turns it back on at exit (its start flags), so the command's code cache is
+ * made under the flags every command starts with.
+ * bench/suite's 5,000 cases -j 50, alternated pairs against it on throughout: 3.4% less CPU (median ratio 0.966,
+ * 8 pairs), peak RSS 131 -> 120 MB; valgrind 1,000 cases 2.915 -> 2.884 G. Without it, how much bytecode a function
+ * runs before V8 tiers it up hardly matters (5,000 cases, 16× Node's budget against bin's 4×: 9.955 and 9.970 G).
  */
-export const budgetOptimisation = (cases: number): void => {
-  if (cases < shortRunCases) setFlagsFromString('--interrupt-budget=1081344');
-};
+export class OptimisationBudget {
+  private tests = 0;
+
+  /**
+   * `readsPriorIndex`: a --resume or --rerun-failed run reads its earlier bundle's index while its tests load, a
+   * loop over every row the bundle holds: it keeps the optimising compiler (bench/rerun-plan.ts, 1,000,000 rows:
+   * 10-15% more CPU without it).
+   */
+  constructor(readsPriorIndex: boolean) {
+    if (!readsPriorIndex) turbofan(false);
+  }
+
+  /** One more test loaded: a plan this large repays optimising its loading code. */
+  readonly testLoaded = (): void => {
+    if (++this.tests === shortRunCases) turbofan(true);
+  };
+
+  /** The run starts with `cases` cases. */
+  start(cases: number): void {
+    if (cases >= shortRunCases) turbofan(true);
+  }
+}

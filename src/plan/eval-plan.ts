@@ -139,7 +139,7 @@ const selectFromPrior = (
 /**
  * Loads and validates everything a run of the project `config` needs and selects the cases (all, or those
  * `--resume` / `--rerun-failed` leave to run); each compiles into its task when the dispatcher takes it. Throws InputError on bad input before anything is written,
- * so a bad file never leaves a half-made bundle or store record.
+ * so a bad file never leaves a half-made bundle or store record. `onTestLoaded` is told of each test as it loads.
  */
 export const planEvalRun = (
   config: ProjectConfig,
@@ -147,6 +147,7 @@ export const planEvalRun = (
   paths: readonly string[],
   flags: EvalRunFlags,
   env: Env,
+  onTestLoaded?: () => void,
 ): EvalRunPlan => {
   // The earlier bundle's index is read on another thread while the suite loads.
   const started = startPriorRead(flags.resume ?? flags.rerunFailed, config, cwd);
@@ -155,13 +156,11 @@ export const planEvalRun = (
   const loaded = new LoadedPrints(fingerprints);
   const evals = applyEvalFilters(
     // Vars `--var` sets are given to every test, so templates may read them.
-    loadEvalPaths(
-      paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)],
-      config,
-      env,
-      givenVars(flags),
-      loaded,
-    ),
+    loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env, {
+      given: givenVars(flags),
+      prints: loaded,
+      ...(onTestLoaded ? { onTest: onTestLoaded } : {}),
+    }),
     flags,
   );
   const billed = evals.flatMap((e) => [...e.targets, ...Object.values(e.judges)]);

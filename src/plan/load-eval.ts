@@ -30,12 +30,21 @@ import { YamlSource } from './yaml-source.js';
  * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
  * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
  */
+/** What loading an eval file takes besides the file, for a plan. */
+export interface LoadOptions {
+  /** Vars `--var` sets in every test, so its templates may read them. */
+  given?: JsonObject;
+  /** Keeps each test's prints as it is loaded. */
+  prints?: LoadedPrints;
+  /** Told of each test as it is loaded: how far the loading of a large suite has got. */
+  onTest?: () => void;
+}
+
 export const loadEvalFile = (
   file: string,
   config: ProjectConfig,
   env: Env,
-  given: JsonObject = {},
-  prints?: LoadedPrints,
+  { given = {}, prints, onTest }: LoadOptions = {},
 ): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
@@ -82,13 +91,15 @@ export const loadEvalFile = (
   // Read before the tests, so each test's prints are worked out as it is loaded; their templates are checked after.
   const prompts = loadPrompts(source, doc.prompts, dir);
   const scope: PrintScope = { evalDir: dir, workspace, prompts: prompts.map(([spec]) => spec) };
-  const finish: TestFinish = {
-    defaults,
-    compileSteps: around,
-    given,
-    visit,
-    ...(prints ? { loaded: prints.keeper(abs, scope) } : {}),
-  };
+  const keep = prints?.keeper(abs, scope);
+  const loaded =
+    keep && onTest
+      ? (test: TestSpec) => {
+          keep(test);
+          onTest();
+        }
+      : (keep ?? onTest);
+  const finish: TestFinish = { defaults, compileSteps: around, given, visit, ...(loaded ? { loaded } : {}) };
   const tests = finishTests(draftTests(source, doc.tests, dir, config.root), finish);
   // An empty list is refused by the schema; a file holding no test (a CSV header alone) reaches here.
   if (doc.tests !== undefined && tests.length === 0)
@@ -137,8 +148,7 @@ export const loadEvalPaths = (
   paths: readonly string[],
   config: ProjectConfig,
   env: Env,
-  given: JsonObject = {},
-  prints?: LoadedPrints,
+  options: LoadOptions = {},
 ): EvalSpec[] => {
   const files: string[] = [];
   for (const p of paths) {
@@ -162,7 +172,7 @@ export const loadEvalPaths = (
       );
     for (const f of found) if (!files.includes(f)) files.push(f);
   }
-  return files.map((f) => loadEvalFile(f, config, env, given, prints));
+  return files.map((f) => loadEvalFile(f, config, env, options));
 };
 
 // Never walk into dependencies, VCS data or Proctor's own results: they are not the user's evals.

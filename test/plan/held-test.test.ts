@@ -59,6 +59,17 @@ describe('tests held by their line in a JSONL file', () => {
     }
   });
 
+  it('are told of once each as the plan loads them, not again when read back', () => {
+    for (const ref of ['tests.jsonl', 'tests.yaml'] as const) {
+      let told = 0;
+      const dir = project(ref);
+      const planned = planEvalRun(loadProjectConfig(dir, {}), dir, [], {}, {}, () => told++);
+      expect(told).toBe(tests.length);
+      planned.requests.take(planned.requests.size);
+      expect(told).toBe(tests.length);
+    }
+  });
+
   it('are refused once their file changed after the plan read it', () => {
     // Over the 64 KB the reader holds at a time, so the first case reads its test from the file again.
     const padded = Array.from({ length: 400 }, (_, i) =>

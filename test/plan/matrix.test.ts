@@ -39,7 +39,7 @@ const project = (tests: readonly object[], judged = true): string =>
 const loadKept = (dir: string) => {
   const fingerprints = fingerprinter(dir, {});
   const loaded = new LoadedPrints(fingerprints);
-  return { evals: loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, {}, loaded), fingerprints, loaded };
+  return { evals: loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { prints: loaded }), fingerprints, loaded };
 };
 
 const kept = (dir: string): PlannedCase[] => {

@@ -5,7 +5,7 @@ import type { EvalRunFlags, EvalRunPlan } from '../../plan/eval-plan.js';
 import { loadEnvFile } from '../env-file.js';
 import { exitCodes } from '../exit-codes.js';
 import { OldGeneration } from '../old-generation.js';
-import { budgetOptimisation } from '../optimisation-budget.js';
+import { OptimisationBudget } from '../optimisation-budget.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { planReport, reportRun } from '../run-report.js';
 import { ReportRows } from '../run-report-rows.js';
@@ -71,6 +71,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
   const young = new YoungGeneration();
   const old = new OldGeneration();
+  const optimisation = new OptimisationBudget(opts.resume !== undefined || opts.rerunFailed !== undefined);
   try {
     const { plan, summary, ran, detached } = await runEval({
       config,
@@ -82,6 +83,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       detach: opts.detach ?? false,
       signal: controller.signal,
       visitors: (dir) => rows.visitorsFor(dir),
+      onTestLoaded: optimisation.testLoaded,
       onCompleted: (dir, rows) => say(`${dir}: ${rows} committed result(s) written from the store`),
       onPlan: (p) => {
         reportSelection(p);
@@ -92,7 +94,7 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
       onStart: (p) => {
         young.growTo(youngBytes(p.requests.size));
         old.follow();
-        budgetOptimisation(p.requests.size);
+        optimisation.start(p.requests.size);
         if (!opts.quiet) say(`run ${p.groupId}: ${p.requests.size} cases, max concurrency ${p.maxConcurrency}`);
       },
       onProgress: (p) => display.update(p),
