@@ -228,9 +228,12 @@ const connect = (url: URL, pool: Connection[]): Connection => {
     let connection: Connection | undefined;
     const onread = {
       buffer: readBuffer,
-      // Copied out: the next read on any connection lands in the same buffer.
+      // Copied out: the next read on any connection lands in the same buffer. Into a slice of Node's buffer pool:
+      // Buffer.copyBytesFrom took ~4x as long.
       callback: (bytes: number, buffer: Uint8Array): boolean => {
-        connection?.received(Buffer.copyBytesFrom(buffer, 0, bytes));
+        const data = Buffer.allocUnsafe(bytes);
+        data.set(buffer.subarray(0, bytes));
+        connection?.received(data);
         return true;
       },
     };
