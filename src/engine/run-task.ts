@@ -262,18 +262,30 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     for (const d of waitsFor[index] as string[]) if (!done.has(d)) return false;
     return true;
   };
+  // Every step waits for all before it and none rolls back (an eval case's): they run one after another, as the
+  // loop below would run them, without its race of the running steps and a promise more per step.
+  const sequence = specs.every((s) => s.dependsOn === undefined && s.retry === undefined);
   // Started with the first step, and stopped before teardown: teardown runs whatever the time.
   const deadline = req.task.timeoutS ? new Deadline(req.task.timeoutS, 'the task') : undefined;
   try {
-    for (;;) {
-      if (!failure && !canceled) {
-        for (let index = 0; index < specs.length; index++) {
-          const spec = specs[index] as StepSpec;
-          if (!started.has(spec.id) && ready(index)) launch(spec);
-        }
+    if (sequence) {
+      for (const spec of specs) {
+        if (failure || canceled) break;
+        if (started.has(spec.id)) continue;
+        started.add(spec.id);
+        await execute(spec, records.get(spec.id) as StepRecord);
       }
-      if (running.size === 0) break;
-      await Promise.race(running.values());
+    } else {
+      for (;;) {
+        if (!failure && !canceled) {
+          for (let index = 0; index < specs.length; index++) {
+            const spec = specs[index] as StepSpec;
+            if (!started.has(spec.id) && ready(index)) launch(spec);
+          }
+        }
+        if (running.size === 0) break;
+        await Promise.race(running.values());
+      }
     }
   } finally {
     deadline?.dispose();
