@@ -36,7 +36,7 @@ export interface RunEvalOptions {
   detach?: boolean;
   /** Stops the run: queued cases are canceled and running ones aborted; what was committed is kept. */
   signal?: AbortSignal;
-  /** Each test as the plan loads it (a suite of 100,000 loads for seconds). */
+  /** Told of each test as the plan loads it (a suite of 100,000 tests loads for seconds). */
   onTestLoaded?: () => void;
   /** The plan, once made and before anything runs. */
   onPlan?: (plan: EvalRunPlan) => void;

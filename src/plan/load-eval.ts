@@ -25,11 +25,6 @@ import { checkTemplateVars, checkTestTemplates } from './template-vars.js';
 import { compileAround, noSteps, workspaceStep } from './test-steps.js';
 import { YamlSource } from './yaml-source.js';
 
-/**
- * Loads one `*.eval.yaml`: every reference (file://, target label, assertion type, grader config) is resolved
- * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
- * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
- */
 /** What loading an eval file takes besides the file, for a plan. */
 export interface LoadOptions {
   /** Vars `--var` sets in every test, so its templates may read them. */
@@ -40,6 +35,11 @@ export interface LoadOptions {
   onTest?: () => void;
 }
 
+/**
+ * Loads one `*.eval.yaml`: every reference (file://, target label, assertion type, grader config) is resolved
+ * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
+ * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
+ */
 export const loadEvalFile = (
   file: string,
   config: ProjectConfig,
