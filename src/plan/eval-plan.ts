@@ -152,8 +152,9 @@ export const planEvalRun = (
   // The earlier bundle's index is read on another thread while the suite loads.
   const started = startPriorRead(flags.resume ?? flags.rerunFailed, config, cwd);
   const fingerprints = fingerprinter(config.root, env);
-  // Each test's prints are worked out as it is loaded: a JSONL test is not read back to expand the matrix.
-  const loaded = new LoadedPrints(fingerprints);
+  // A resume or rerun selects by fingerprint: each test's prints are worked out as it is loaded (a JSONL test is not
+  // read back to expand the matrix). Any other plan works out a case's when its request is built.
+  const loaded = new LoadedPrints(fingerprints, !(flags.resume || flags.rerunFailed));
   const evals = applyEvalFilters(
     // Vars `--var` sets are given to every test, so templates may read them.
     loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env, {

@@ -18,7 +18,8 @@ export class PlannedCase {
 
   constructor(
     readonly key: string,
-    readonly fingerprint: string,
+    /** The fingerprint, or how to work it out when first asked for (a plan that selects nothing by it). */
+    private print: string | PrintRecipe,
     /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
     readonly promptSpec: PromptSpec,
     readonly target: TargetSpec,
@@ -28,6 +29,18 @@ export class PlannedCase {
     spec: EvalSpec,
   ) {
     this.eval = spec;
+  }
+
+  /** A hash of everything that decides the case's result: its test with its prompt, and its target. */
+  get fingerprint(): string {
+    if (typeof this.print !== 'string') {
+      const r = this.print;
+      this.print = fingerprintOf([
+        promptPrint(r.fingerprints, r.scope, this.test, r.judgePrint, r.prompt),
+        r.targetPrint,
+      ]);
+    }
+    return this.print;
   }
 
   /** A new object on each read: take it once where it is used more than once. */
@@ -112,21 +125,22 @@ const aroundPrint = (fingerprints: Fingerprints, workspace: StepSpec | undefined
 };
 
 /**
- * A test's print with each prompt: the prompt rendered with its vars (then dropped: a case's request renders it
- * again, so a plan holds no rendered prompt), its vars, graders, threshold and steps, and `judgePrint` when a
- * model grades it.
+ * A test's print with each prompt (`only`: with that one alone): the prompt rendered with its vars (then dropped:
+ * a case's request renders it again, so a plan holds no rendered prompt), its vars, graders, threshold and steps,
+ * and `judgePrint` when a model grades it.
  */
 const testPrints = (
   fingerprints: Fingerprints,
   scope: PrintScope,
   written: TestSpec,
   judgePrint: string,
+  only?: number,
 ): TestPrints => {
   const test = renderTest(wholeTest(written));
   const around = aroundPrint(fingerprints, scope.workspace, test);
   const asserted = fingerprints.assertions(test.assert, scope.evalDir);
   const judged = judgePrint && test.assert.some((a) => a.where);
-  const prompts = scope.prompts.map((promptSpec) => {
+  const print = (promptSpec: PromptSpec): string => {
     const { prompt, messages } = renderPrompt(promptSpec, test.vars);
     return fingerprintOf([
       messages ?? prompt,
@@ -136,9 +150,29 @@ const testPrints = (
       ...(around ? [around] : []),
       ...(judged ? [judgePrint] : []),
     ]);
-  });
+  };
+  const prompts = only === undefined ? scope.prompts.map(print) : [print(scope.prompts[only] as PromptSpec)];
   return { repeat: test.repeat, prompts };
 };
+
+/** A test's print with the prompt at `index` of its eval's. */
+const promptPrint = (
+  fingerprints: Fingerprints,
+  scope: PrintScope,
+  test: TestSpec,
+  judgePrint: string,
+  index: number,
+): string => testPrints(fingerprints, scope, test, judgePrint, index).prompts[0] as string;
+
+/** What works out a case's fingerprint when it is first asked for; one per eval, prompt and target. */
+interface PrintRecipe {
+  fingerprints: Fingerprints;
+  scope: PrintScope;
+  judgePrint: string;
+  /** The prompt's index among its eval's. */
+  prompt: number;
+  targetPrint: string;
+}
 
 /**
  * Tests' prints worked out as each is loaded, while its line is parsed anyway, so that expanding the matrix reads no
@@ -151,13 +185,28 @@ export class LoadedPrints {
   // an object and a list besides each print (~240 B per test, 24 MB more peak RSS than expanding without them).
   private readonly byEval = new Map<string, Map<string, TestPrints | string>>();
 
-  constructor(private readonly fingerprints: Fingerprints) {}
+  /**
+   * `whenAsked`: no print is worked out as tests load, each case's only when it is asked for (as its request is
+   * built), for a plan that selects nothing by them: the loading, which every case waits for, does not wait for
+   * them (5,000 tests: ~20% of it), and a case renders its test once for both. Only what expanding needs is kept:
+   * a test's samples when not 1.
+   */
+  constructor(
+    private readonly fingerprints: Fingerprints,
+    readonly whenAsked = false,
+  ) {}
 
   /** What sees each test of the eval `file` (absolute) as loaded, whole, and keeps its prints. */
   keeper(file: string, scope: PrintScope): (test: TestSpec) => void {
     const byId = new Map<string, TestPrints | string>();
     this.byEval.set(file, byId);
     return (test) => {
+      if (this.whenAsked) {
+        // The files its graders name are hashed now, for the plan's project files (Fingerprints.projectFiles).
+        if (test.assert.some((a) => a.references)) this.fingerprints.assertions(renderTest(test).assert, scope.evalDir);
+        if (test.repeat !== 1) byId.set(test.id, { repeat: test.repeat, prompts: [] });
+        return;
+      }
       if (test.assert.some((a) => a.where)) return;
       const prints = testPrints(this.fingerprints, scope, test, '');
       const [only] = prints.prompts;
@@ -192,19 +241,36 @@ export const expandMatrix = (
     const judgePrint = judgeEntries.length
       ? fingerprintOf(judgeEntries.map(([label, t]) => [label, fingerprints.target(t)]))
       : '';
+    const asked = options.loaded?.whenAsked === true;
+    // Shared by every test's cases with the same prompt and target.
+    const recipes: PrintRecipe[][] = asked
+      ? spec.prompts.map((_, prompt) =>
+          spec.targets.map((t) => ({
+            fingerprints,
+            scope,
+            judgePrint,
+            prompt,
+            targetPrint: targetPrints.get(t.label) as string,
+          })),
+        )
+      : [];
     // Each case holds its test as written, rendered again when its request is built: a plan holds no rendered
     // copy of a test, and a held test only its place in its file.
     for (const test of spec.tests) {
-      const prints = options.loaded?.take(spec.file, test) ?? testPrints(fingerprints, scope, test, judgePrint);
-      const samples = options.repeat ?? prints.repeat * (spec.options.repeat ?? 1);
+      const kept = options.loaded?.take(spec.file, test);
+      const prints = asked ? undefined : (kept ?? testPrints(fingerprints, scope, test, judgePrint));
+      const samples = options.repeat ?? ((prints ?? kept)?.repeat ?? 1) * (spec.options.repeat ?? 1);
       // A loop, not a callback: a closure made per test and met by optimised code can keep its test alive.
       for (let p = 0; p < spec.prompts.length; p++) {
         const promptSpec = spec.prompts[p] as PromptSpec;
-        for (const target of spec.targets) {
-          const fingerprint = fingerprintOf([prints.prompts[p], targetPrints.get(target.label)]);
+        for (let t = 0; t < spec.targets.length; t++) {
+          const target = spec.targets[t] as TargetSpec;
+          const print = prints
+            ? fingerprintOf([prints.prompts[p], targetPrints.get(target.label)])
+            : ((recipes[p] as PrintRecipe[])[t] as PrintRecipe);
           for (let sample = 0; sample < samples; sample++) {
             const key = caseKey(identityOf(spec, test, promptSpec, target, sample));
-            cases.push(new PlannedCase(key, fingerprint, promptSpec, target, test, sample, spec));
+            cases.push(new PlannedCase(key, print, promptSpec, target, test, sample, spec));
           }
         }
       }

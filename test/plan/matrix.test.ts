@@ -47,6 +47,14 @@ const kept = (dir: string): PlannedCase[] => {
   return expandMatrix(evals, fingerprints, { loaded });
 };
 
+/** The evals of `dir` expanded with no print worked out until a case is asked for its own. */
+const whenAsked = (dir: string) => {
+  const fingerprints = fingerprinter(dir, {});
+  const loaded = new LoadedPrints(fingerprints, true);
+  const evals = loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { prints: loaded });
+  return { cases: expandMatrix(evals, fingerprints, { loaded }), fingerprints };
+};
+
 /** Every test read back from its line to be printed, as the matrix was expanded before prints were kept. */
 const readBack = (dir: string): PlannedCase[] =>
   expandMatrix(loadEvalPaths([dir], loadProjectConfig(dir, {}), {}), fingerprinter(dir, {}));
@@ -60,6 +68,15 @@ describe('expandMatrix with the prints kept as tests were loaded', () => {
     // 6 samples (d twice) × 2 prompts × 2 targets.
     expect(cases).toHaveLength(24);
     expect(prints(cases)).toEqual(prints(readBack(dir)));
+  });
+
+  it('or worked out when a case is asked for it: the same fingerprints, and the graders’ files hashed by the plan', () => {
+    const dir = project(lines);
+    const { cases, fingerprints } = whenAsked(dir);
+    // Hashed as the tests loaded, before any case was asked for its fingerprint.
+    expect(Object.keys(fingerprints.projectFiles())).toEqual(['check.js']);
+    expect(cases).toHaveLength(24);
+    expect(prints(cases)).toEqual(prints(kept(dir)));
   });
 
   it('reads no JSONL line back: the file changed after loading still expands, and its requests refuse it', () => {
