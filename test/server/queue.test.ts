@@ -27,6 +27,8 @@ describe.skipIf(unavailable !== undefined)(`proctor serve on the queue runner ${
         // Submitted detached to the fleet: its worker executes the cases.
         await eventually(async () => ((await summary()).passed > 0 ? true : undefined), 60_000);
         const canceled = await post(`/api/v1/runs/${groupId}/cancel`, {});
+        // What the server said, should it fail (once seen: a 500 under the whole suite's load, not since).
+        expect(canceled.status, `${canceled.body}\n${served.cli.stderr()}`).toBe(200);
         expect(JSON.parse(canceled.body).requested).toBeGreaterThan(0);
         const end = await eventually(async () => {
           const s = await summary();
