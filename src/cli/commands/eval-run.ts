@@ -71,7 +71,9 @@ export const evalRun = async (paths: string[], opts: EvalRunOptions): Promise<nu
   const signals = onStopSignals(() => Promise.resolve(controller.abort()));
   const young = new YoungGeneration();
   const old = new OldGeneration();
-  const optimisation = new OptimisationBudget(opts.resume !== undefined || opts.rerunFailed !== undefined);
+  const optimisation = new OptimisationBudget(
+    [opts.resume, opts.rerunFailed, opts.compare, opts.output].some((flag) => flag !== undefined),
+  );
   try {
     const { plan, summary, ran, detached } = await runEval({
       config,
