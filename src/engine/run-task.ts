@@ -156,7 +156,6 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
   );
   const done = new Set<string>();
   const started = new Set<string>();
-  const running = new Map<string, Promise<void>>();
   /**
    * Per completed step, in the order they completed (a rolled-back step is deleted, so its re-run goes last): how
    * to undo it, for a rollback.
@@ -247,46 +246,49 @@ export const runTask = async (req: RunRequest, env: TaskRunEnv): Promise<TaskRun
     }
   };
 
-  const launch = (spec: StepSpec): void => {
-    started.add(spec.id);
-    // One async function per step, not a chain of handlers: each link is a promise and a closure per case.
-    running.set(
-      spec.id,
-      execute(spec, records.get(spec.id) as StepRecord).finally(() => running.delete(spec.id)),
-    );
+  /** Each step in turn: every step waits for all before it and none rolls back (an eval case's). */
+  const walkSequence = async (): Promise<void> => {
+    for (const spec of specs) {
+      if (failure || canceled) return;
+      if (started.has(spec.id)) continue;
+      started.add(spec.id);
+      await execute(spec, records.get(spec.id) as StepRecord);
+    }
   };
 
-  // Worked out once: the loop below asks after every step's completion.
-  const waitsFor = specs.map((spec, index) => dependencies(spec, index, specs));
-  const ready = (index: number): boolean => {
-    for (const d of waitsFor[index] as string[]) if (!done.has(d)) return false;
-    return true;
+  /** Any DAG: a step starts once every step it waits for is done, independent steps together. */
+  const walkDag = async (): Promise<void> => {
+    const running = new Map<string, Promise<void>>();
+    // Worked out once: the loop below asks after every step's completion.
+    const waitsFor = specs.map((spec, index) => dependencies(spec, index, specs));
+    const ready = (index: number): boolean => {
+      for (const d of waitsFor[index] as string[]) if (!done.has(d)) return false;
+      return true;
+    };
+    for (;;) {
+      if (!failure && !canceled) {
+        for (let index = 0; index < specs.length; index++) {
+          const spec = specs[index] as StepSpec;
+          if (started.has(spec.id) || !ready(index)) continue;
+          started.add(spec.id);
+          // One async function per step, not a chain of handlers: each link is a promise and a closure per case.
+          running.set(
+            spec.id,
+            execute(spec, records.get(spec.id) as StepRecord).finally(() => running.delete(spec.id)),
+          );
+        }
+      }
+      if (running.size === 0) return;
+      await Promise.race(running.values());
+    }
   };
-  // Every step waits for all before it and none rolls back (an eval case's): they run one after another, as the
-  // loop below would run them, without its race of the running steps and a promise more per step.
+
+  // A sequence runs as the DAG's loop would run it, without its race of the running steps and a promise per step.
   const sequence = specs.every((s) => s.dependsOn === undefined && s.retry === undefined);
   // Started with the first step, and stopped before teardown: teardown runs whatever the time.
   const deadline = req.task.timeoutS ? new Deadline(req.task.timeoutS, 'the task') : undefined;
   try {
-    if (sequence) {
-      for (const spec of specs) {
-        if (failure || canceled) break;
-        if (started.has(spec.id)) continue;
-        started.add(spec.id);
-        await execute(spec, records.get(spec.id) as StepRecord);
-      }
-    } else {
-      for (;;) {
-        if (!failure && !canceled) {
-          for (let index = 0; index < specs.length; index++) {
-            const spec = specs[index] as StepSpec;
-            if (!started.has(spec.id) && ready(index)) launch(spec);
-          }
-        }
-        if (running.size === 0) break;
-        await Promise.race(running.values());
-      }
-    }
+    await (sequence ? walkSequence() : walkDag());
   } finally {
     deadline?.dispose();
   }

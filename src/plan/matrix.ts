@@ -35,10 +35,8 @@ export class PlannedCase {
   get fingerprint(): string {
     if (typeof this.print !== 'string') {
       const r = this.print;
-      this.print = fingerprintOf([
-        promptPrint(r.fingerprints, r.scope, this.test, r.judgePrint, r.prompt),
-        r.targetPrint,
-      ]);
+      const [print] = testPrints(r.fingerprints, r.scope, this.test, r.judgePrint, r.prompt).prompts;
+      this.print = fingerprintOf([print, r.targetPrint]);
     }
     return this.print;
   }
@@ -154,15 +152,6 @@ const testPrints = (
   const prompts = only === undefined ? scope.prompts.map(print) : [print(scope.prompts[only] as PromptSpec)];
   return { repeat: test.repeat, prompts };
 };
-
-/** A test's print with the prompt at `index` of its eval's. */
-const promptPrint = (
-  fingerprints: Fingerprints,
-  scope: PrintScope,
-  test: TestSpec,
-  judgePrint: string,
-  index: number,
-): string => testPrints(fingerprints, scope, test, judgePrint, index).prompts[0] as string;
 
 /** What works out a case's fingerprint when it is first asked for; one per eval, prompt and target. */
 interface PrintRecipe {
