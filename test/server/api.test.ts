@@ -51,6 +51,18 @@ beforeAll(async () => {
       cutResultAt: 2_000_000,
     },
   ]);
+  // The seeded case's instance journals a resource whose record is larger than a page reads of an entry.
+  const store = await openSqliteStore(db());
+  await store.appendJournal({
+    instanceId: 'i-g-huge-0',
+    seq: 1,
+    stepId: 'ask',
+    attempt: 1,
+    ops: [{ op: 'set', path: 'resources.ask', value: { log: 'r'.repeat(400_000) } }],
+    output: { kept: 'o'.repeat(400_000) },
+    createdAt: 1,
+  });
+  await store.close();
   await seedGroup(db(), 'g-cost', [
     { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', costUsd: 0.5, judgeCostUsd: 0.125 },
     { key: 'c1', test: 'a', target: 'alpha', outcome: 'passed', attempt: 2, costUsd: 0.25, judgeCostUsd: 0.125 },
@@ -172,13 +184,20 @@ describe('proctor serve: API', () => {
     expect(messages[1]?.content.truncated).toBe(true);
     // The graders, past the head, are read in the database: only the verify step's results leave it.
     expect((a as unknown as { graders: { reason: string }[] }).graders.map((g) => g.reason)).toEqual(['seeded']);
-    // An eval case journals only its resources (these made none): its task page has its steps from its result.
-    const journal = (a as unknown as { journal: unknown[] }).journal;
-    expect(journal).toEqual([]);
+    // An eval case journals only its resources: the page shows each entry's ops as a head, never the whole.
+    const journal = (a as unknown as { journal: { stepId: string; ops: { text: string; truncated: boolean } }[] })
+      .journal;
+    expect(journal.map((j) => [j.stepId, j.ops.text.length, j.ops.truncated])).toEqual([['ask', 16 * 1024, true]]);
+    expect(journal[0]?.ops.text).toMatch(/^\[\{"op":"set","path":"resources\.ask"/);
+    // Its task page has its steps from its result, and the journal's entries as heads of their ops and output.
     const task = await rawRequest(served.port, '/api/v1/tasks/g-huge-0');
-    expect(task.body.length).toBeLessThan(100_000);
+    expect(task.body.length).toBeLessThan(700_000);
+    const taskPage = JSON.parse(task.body) as {
+      journal: { stepId: string; ops: { length: number; truncated: boolean }; output: { truncated: boolean } }[];
+    };
+    expect(taskPage.journal.map((j) => [j.stepId, j.ops.truncated, j.output.truncated])).toEqual([['ask', true, true]]);
+    expect(taskPage.journal[0]?.ops.length).toBeGreaterThan(400_000);
     expect(JSON.parse(task.body)).toMatchObject({
-      journal: [],
       recorded: [
         { stepId: 'ask', status: 'completed', attempts: 1 },
         { stepId: 'verify', status: 'completed', attempts: 1, results: [{ reason: 'seeded' }] },
