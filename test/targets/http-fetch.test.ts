@@ -187,6 +187,32 @@ describe('httpRequest', () => {
     await expect.poll(() => server.closed).toBe(1);
   });
 
+  it('aborts only the calls of a signal still in flight: those it finished leave their connections pooled', async () => {
+    const ok = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok';
+    server = await rawServer((_r, socket) => socket.write(ok));
+    const silent = await rawServer(() => {});
+    try {
+      const controller = new AbortController();
+      const signal = controller.signal;
+      // Two calls under the signal finish, each leaving its connection idle in the pool; two more wait elsewhere.
+      await Promise.all([
+        httpRequest(server.url(), { ...post('a'), signal }),
+        httpRequest(server.url(), { ...post('b'), signal }),
+      ]);
+      const waiting = [0, 1].map(() => httpRequest(silent.url(), { ...post('wait'), signal }));
+      await expect.poll(() => silent.requests.length).toBe(2);
+      controller.abort();
+      for (const call of waiting) expect(((await rejection(call)) as Error).name).toBe('AbortError');
+      await expect.poll(() => silent.closed).toBe(2);
+      // The finished calls' connections were left alone: the next calls reuse them.
+      const again = await Promise.all([httpRequest(server.url(), post('c')), httpRequest(server.url(), post('d'))]);
+      expect(again.map((r) => r.body.toString())).toEqual(['ok', 'ok']);
+      expect([server.connections, server.closed]).toEqual([2, 0]);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('sends a header value past ASCII as latin1 and upper-cases the method, as node:http does', async () => {
     server = await rawServer((_r, socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
     await httpRequest(server.url(), { method: 'post', headers: { 'x-name': 'café' }, body: 'é' });
