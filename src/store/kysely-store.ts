@@ -16,7 +16,7 @@ import * as explorer from './explorer-reads.js';
 import { filesColumn, parseFilesColumn } from './files-column.js';
 import { errorKindOf, finishColumns } from './finish-columns.js';
 import { RunInserts } from './insert-runs.js';
-import { prepareQuery } from './prepared.js';
+import { type PreparedQuery, prepareQuery } from './prepared.js';
 import { QueueLedger } from './queue-ledger.js';
 import { Reconnect } from './reconnect.js';
 import { type FollowedResult, followResults, resultCursorNow } from './result-cursor.js';
@@ -127,6 +127,18 @@ const insertJournalRow = (
         ),
     );
 
+const finished = ['COMPLETED', 'FAILED', 'CANCELED'];
+
+/** How many of a group's runs have one of `statuses`. */
+const countIn = (db: Kysely<Database>, statuses: readonly string[]) =>
+  prepareQuery<[string]>(1, (groupId) =>
+    db
+      .selectFrom('runs')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('groupId', '=', groupId)
+      .where('status', 'in', [...statuses]),
+  );
+
 /**
  * The statements every run executes: compiled once per store (see prepared.ts). A write retried after a lost
  * connection (reconnect.ts) may find its own earlier attempt committed, so the claim and the journal append
@@ -191,6 +203,9 @@ const hotQueries = (db: Kysely<Database>) => ({
     db.selectFrom('journal').selectAll().where('instanceId', '=', instanceId).orderBy('seq'),
   ),
   journal: prepareQuery<JournalColumns>(7, (...row) => insertJournalRow(db, row)),
+  // A run's submitter and its follower count its runs in flight, and those finished, every few of its cases.
+  countActive: countIn(db, active),
+  countFinished: countIn(db, finished),
 });
 
 /**
@@ -408,23 +423,16 @@ export class KyselyStore implements Store {
   }
 
   countFinished(groupId: string): Promise<number> {
-    return this.countRuns(groupId, ['COMPLETED', 'FAILED', 'CANCELED']);
+    return this.countRuns(this.hot.countFinished, groupId);
   }
 
   countActive(groupId: string): Promise<number> {
-    return this.countRuns(groupId, active);
+    return this.countRuns(this.hot.countActive, groupId);
   }
 
-  private async countRuns(groupId: string, statuses: readonly string[]): Promise<number> {
-    const row = await this.reconnect.run(() =>
-      this.db
-        .selectFrom('runs')
-        .select((eb) => eb.fn.countAll<number | string>().as('count'))
-        .where('groupId', '=', groupId)
-        .where('status', 'in', [...statuses])
-        .executeTakeFirstOrThrow(),
-    );
-    return Number(row.count);
+  private async countRuns(count: PreparedQuery<[string]>, groupId: string): Promise<number> {
+    const { rows } = await this.reconnect.run(() => count(this.db, groupId));
+    return Number((rows[0] as { count: number | string }).count);
   }
 
   async getInstance(instanceId: string): Promise<InstanceRecord | undefined> {
