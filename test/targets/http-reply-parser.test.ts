@@ -49,6 +49,30 @@ describe('HttpReplyParser', () => {
     expect(parse('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab').parser.end()).toBe(false);
   });
 
+  it('frames by the headers however they are written, and gives every header once asked, as node:http does', () => {
+    const head =
+      'HTTP/1.1 200 OK\r\nX-RateLimit-Remaining: 99\r\nCONTENT-LENGTH: 4\r\n  Keep-Alive : timeout=7\r\n' +
+      'x-request-id: a\r\nX-Request-Id: b\r\nSet-Cookie: c=1\r\nConnection: Close\r\n\r\nbody';
+    const { parser, done } = parse(head, [30]);
+    expect([done, parser.body().toString(), parser.reusable, parser.idleTimeoutMs]).toEqual([
+      true,
+      'body',
+      false,
+      7000,
+    ]);
+    expect(parser.headers).toEqual({
+      'x-ratelimit-remaining': '99',
+      'content-length': '4',
+      'keep-alive': 'timeout=7',
+      'x-request-id': 'a, b',
+      'set-cookie': ['c=1'],
+      connection: 'Close',
+    });
+    // After an interim response, the final one's headers.
+    const interim = parse('HTTP/1.1 100 Continue\r\nX-Early: 1\r\n\r\nHTTP/1.1 204 No Content\r\nX-Late: 2\r\n\r\n');
+    expect([interim.done, interim.parser.status, interim.parser.headers]).toEqual([true, 204, { 'x-late': '2' }]);
+  });
+
   it('names what is wrong with a reply that is not HTTP/1.x as Node does (HPE_*)', () => {
     const failure = (bytes: string): string => {
       try {
@@ -62,6 +86,9 @@ describe('HttpReplyParser', () => {
     expect(failure('HTTP/2 200\r\n\r\n')).toBe('HPE_INVALID_RESPONSE');
     expect(failure('HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n')).toBe('HPE_INVALID_RESPONSE');
     expect(failure('HTTP/1.1 200 OK\r\nno colon\r\n\r\n')).toBe('HPE_INVALID_RESPONSE');
+    // A line no framing header could be is checked all the same.
+    expect(failure('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nx-no-colon\r\n\r\n')).toBe('HPE_INVALID_RESPONSE');
+    expect(failure('HTTP/1.1 200 OK\r\n: no name\r\n\r\n')).toBe('HPE_INVALID_RESPONSE');
     expect(failure('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')).toBe('HPE_INVALID_CHUNK_SIZE');
     expect(failure('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nabc\r\n')).toBe('HPE_INVALID_CHUNK_SIZE');
     expect(failure(`HTTP/1.1 200 OK\r\nx: ${'y'.repeat(20_000)}`)).toBe('HPE_HEADER_OVERFLOW');
