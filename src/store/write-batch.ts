@@ -89,7 +89,7 @@ export class WriteBatch<DB> {
           return out;
         }),
       );
-      for (const [i, w] of writes.entries()) w.resolve(results[i] as boolean);
+      for (let i = 0; i < writes.length; i++) writes[i]?.resolve(results[i] as boolean);
     } catch (error) {
       if (error instanceof StoreLostError) {
         // Still no connection after every retry: replaying one by one would only wait as long again, each.
