@@ -151,11 +151,13 @@ export type AssertionBuilder = (source: Source, path: Path, raw: unknown) => Ass
  * tests. A judged assertion keeps where it was written (its judge's errors point there), so it is never shared.
  */
 export const assertionBuilder = (baseDir: string): AssertionBuilder => {
-  const recent: { raw: unknown; spec: AssertionSpec }[] = [];
+  const recent: { raw: unknown; type: unknown; spec: AssertionSpec }[] = [];
   return (source, path, raw) => {
     // Equal to a value that passed: the same assertion, its values JSON as that one's were. The one met goes
-    // first again, so a check every test has stays among the few kept beside each test's own.
-    const at = recent.findIndex((r) => jsonEqual(raw, r.raw));
+    // first again, so a check every test has stays among the few kept beside each test's own. Its type is
+    // compared first: a test's own assertions differ from the last test's, mostly of another type.
+    const type = isRecord(raw) ? raw.type : undefined;
+    const at = recent.findIndex((r) => r.type === type && jsonEqual(raw, r.raw));
     const hit = recent[at];
     if (hit) {
       recent.splice(at, 1);
@@ -164,7 +166,7 @@ export const assertionBuilder = (baseDir: string): AssertionBuilder => {
     }
     const spec = buildAssertion(source, path, raw, baseDir);
     if (spec.where === undefined) {
-      recent.unshift({ raw, spec });
+      recent.unshift({ raw, type, spec });
       if (recent.length > sharedAssertions) recent.pop();
     }
     return spec;
