@@ -68,6 +68,29 @@ evaluate_options: {max_concurrency: 4, repeat: 2, timeout_s: 9, retries: 0}
     expect(spec.options).toEqual({ maxConcurrency: 4, repeat: 2, timeoutS: 9, retries: 0 });
   });
 
+  it("shares the spec of an assertion written like one of the last few tests' (held once), not of a different one", () => {
+    const { spec } = load(`
+prompts: ["hi"]
+tests:
+  - {vars: {n: 1}, assert: [{type: is-json}, {type: contains, value: a}]}
+  - {vars: {n: 2}, assert: [{type: equals, value: a}, {type: is-json}]}
+  - {vars: {n: 3}, assert: [{type: contains, value: a}, {type: contains, value: b}, {type: is-json}]}
+`);
+    const [first, second, third] = spec.tests.map((t) => t.assert);
+    // The same check in every test, wherever it stands among a test's own.
+    expect(second?.[1]).toBe(first?.[0]);
+    expect(third?.[2]).toBe(first?.[0]);
+    expect(third?.[0]).toBe(first?.[1]);
+    // Another type with the same value, or the same type with another value, is an assertion of its own.
+    expect(second?.[0]).not.toBe(first?.[1]);
+    expect(third?.[1]).not.toBe(third?.[0]);
+    expect(third?.map((a) => [a.type, a.config.value])).toEqual([
+      ['contains', 'a'],
+      ['contains', 'b'],
+      ['is-json', undefined],
+    ]);
+  });
+
   it('accepts a single prompt string, defaults targets to proctor.toml, and makes one test when there are none', () => {
     const { spec } = load('prompts: hello\n');
     expect(spec.prompts).toEqual([{ id: 'p1', text: 'hello' }]);
