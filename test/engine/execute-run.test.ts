@@ -113,6 +113,7 @@ describe('an eval case on the local runner', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^ {2}prompt +prompt +completed +1 +- *$/m);
     expect(shown.stdout).toMatch(/^ {2}verify +verify +completed +1 +- *$/m);
+    expect(shown.stdout).toMatch(/^journal: {2}none \(an eval case records its steps with its result\)$/m);
     const json = await runCli(['runs', 'show', runId, '--json'], { cwd: p.dir });
     expect(JSON.parse(json.stdout)).toMatchObject({
       journal: [],

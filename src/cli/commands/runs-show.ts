@@ -91,11 +91,16 @@ export const runsShow = async (runId: string, opts: { json?: boolean }): Promise
               stepRows(instance.spec, new Map([...recordedEnds(recorded), ...journaledEnds(journal)]), run),
             ),
             '',
-            'journal:',
-            ...journal.map(
-              (e) =>
-                `  ${e.seq}. ${e.stepId} (attempt ${e.attempt}) ${e.ops.map((o) => `${o.op} ${o.path}`).join(', ')}`,
-            ),
+            ...(journal.length
+              ? [
+                  'journal:',
+                  ...journal.map(
+                    (e) =>
+                      `  ${e.seq}. ${e.stepId} (attempt ${e.attempt}) ${e.ops.map((o) => `${o.op} ${o.path}`).join(', ')}`,
+                  ),
+                ]
+              : // An eval case journals only the resources its steps leave; its result records the steps.
+                [`journal:  none${run.caseKey === null ? '' : ' (an eval case records its steps with its result)'}`]),
           ]
         : ['steps and journal: pruned by `proctor runs gc` (the results bundle keeps the case)']),
     ];
