@@ -154,8 +154,9 @@ const watch = (signal: AbortSignal, exchange: Exchange): void => {
   if (!exchanges) {
     const watched = new Set<Exchange>();
     inFlight.set(signal, watched);
+    // Failing a call destroys its socket: that is what tells the server the caller has gone.
     signal.addEventListener('abort', () => {
-      for (const e of watched) e.abort(abortError(signal));
+      for (const e of watched) e.fail(abortError(signal));
     });
     exchanges = watched;
   }
@@ -176,13 +177,6 @@ class Exchange {
   ) {
     this.parser = new HttpReplyParser(method === 'HEAD');
     if (signal) watch(signal, this);
-  }
-
-  /** The caller has gone: destroying the socket is what tells the server. */
-  abort(error: Error): void {
-    if (this.settled) return;
-    this.connection.socket.destroy();
-    this.fail(error);
   }
 
   data(data: Buffer): void {
