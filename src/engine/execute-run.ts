@@ -28,9 +28,10 @@ export interface ExecuteEnv {
    */
   refusal?: (req: RunRequest) => ErrorRecord | undefined;
   /**
-   * The runner's claim of the run (the local runner's), already under way: the task starts without waiting for it
-   * (the claim is committed before any of the run's own writes, which queue behind it), and the run commits only
-   * if the claim held. A runner whose claim fails aborts the run through `signal`.
+   * The runner's claim of the run (the local runner's eval cases): the task starts without waiting for it, and the
+   * run commits only once it resolves, and only if the claim held. A runner whose claim fails aborts the run
+   * through `signal`. A claim the runner never writes (the case ended first) resolves true by `executed`: the
+   * finish then records the run's start itself (RunFinish.startedAt).
    */
   claimed?: Promise<boolean>;
   /**
@@ -90,6 +91,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
       : {
           status: result.status,
           outcome: taskOutcome(result),
+          startedAt,
           ...(result.error ? { error: result.error } : {}),
         };
     return (await commit(req.runId, finish, Date.now())) ? finish.status : undefined;
@@ -100,6 +102,7 @@ export const executeRun = async (req: RunRequest, env: ExecuteEnv): Promise<Term
       {
         status: 'FAILED',
         outcome: 'error',
+        startedAt,
         error: redact(toErrorRecord(error), env.services.secrets(req)),
       },
       Date.now(),

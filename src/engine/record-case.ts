@@ -140,6 +140,7 @@ export const recordCase = (
   return {
     status: result.status,
     outcome,
+    startedAt,
     ...(score === null ? {} : { score }),
     ...(error ? { error } : {}),
     result: {

@@ -171,11 +171,20 @@ const hotQueries = (db: Kysely<Database>) => ({
       ),
   ),
   finish: prepareQuery<
-    [string, string, string | null, number | null, string | null, string | null, number | null, number]
-  >(8, (runId, status, outcome, score, errorKind, errorMessage, errorRetryable, finishedAt) =>
+    [string, string, string | null, number | null, string | null, string | null, number | null, number, number | null]
+  >(9, (runId, status, outcome, score, errorKind, errorMessage, errorRetryable, finishedAt, startedAt) =>
     db
       .updateTable('runs')
-      .set({ status, outcome, score, errorKind, errorMessage, errorRetryable, finishedAt })
+      .set((eb) => ({
+        status,
+        outcome,
+        score,
+        errorKind,
+        errorMessage,
+        errorRetryable,
+        finishedAt,
+        startedAt: eb.fn.coalesce('startedAt', eb.val(startedAt)),
+      }))
       .where('runId', '=', runId)
       .where('status', 'in', active),
   ),
@@ -325,6 +334,7 @@ export class KyselyStore implements Store {
       c.errorMessage,
       c.errorRetryable,
       c.finishedAt,
+      finish.startedAt ?? null,
     );
     return Number(result.numAffectedRows) === 1;
   }

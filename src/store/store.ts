@@ -162,6 +162,11 @@ export interface RunFinish {
   error?: ErrorRecord;
   /** An eval case's result, committed with the status or not at all (not when the run was already terminal). */
   result?: CaseResultRecord;
+  /**
+   * When the run started: recorded by the finish when no claim did (a local eval case that ended before its
+   * claim was due, src/runners/local.ts); a claim's start is kept.
+   */
+  startedAt?: number;
 }
 
 /** Counts of a group's runs, by target and by status/outcome: all the follower needs. */

@@ -8,6 +8,8 @@ export interface EchoRunOptions {
   runId?: string;
   /** Steps before the prompt, e.g. to make a run slow in a way that ignores cancellation. */
   before?: StepSpec[];
+  /** An eval case's run: its result is committed with its status (no verify step, so its outcome is `error`). */
+  evalCase?: boolean;
 }
 
 /** A one-step task (a prompt to the `echo` target) as a runner receives it: plain data, no bundle. */
@@ -33,6 +35,17 @@ export const echoRun = (options: EchoRunOptions = {}): SubmitRequest => ({
   retries: 0,
   metadata: {},
   target: 'echo',
+  ...(options.evalCase
+    ? {
+        case: {
+          identity: { eval: 'echo.eval.yaml', test: 't1', prompt: 'p1', target: 'echo', sample: 0 },
+          key: `key-${options.runId ?? 'echo'}`,
+          fingerprint: 'echo-print',
+          attempt: 1,
+          verifierId: 'main',
+        },
+      }
+    : {}),
 });
 
 /**
