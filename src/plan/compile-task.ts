@@ -9,9 +9,9 @@ import type { JsonObject } from '../records.js';
 import type { ConcurrencyLimit, SubmitRequest } from '../runners/runner.js';
 import { displayPath } from './files.js';
 import { selfJudge } from './judges.js';
-import { type PlannedCase, renderPrompt } from './matrix.js';
+import { type PlannedCase, type RenderedPrompt, renderPrompt } from './matrix.js';
 import { renderTest } from './render-test.js';
-import type { AssertionSpec, TargetSpec } from './spec.js';
+import type { AssertionSpec, TargetSpec, TestSpec } from './spec.js';
 import { casePromptStep, caseVerifyStep } from './test-steps.js';
 
 const caseVerifier = 'main';
@@ -66,18 +66,34 @@ export const judgeRefs = (
   return out;
 };
 
-/**
- * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
- * verify step grading its output, then the test's `after` steps.
- */
-export const caseTask = (c: PlannedCase, timeoutS: number | undefined, root: string): TaskSpec => {
+/** A case's test with its templates rendered, and its prompt rendered with the test's vars. */
+interface RenderedCase {
+  test: TestSpec;
+  prompt: RenderedPrompt;
+}
+
+const renderCase = (c: PlannedCase): RenderedCase => {
   const written = c.written();
   const test = renderTest(written);
   // An assertion no template changed for this test is as the plan checked it when it loaded the test.
   written.assert.forEach((a, i) => {
     if (test.assert[i] === a) takeAsChecked(a.type, a.config);
   });
-  const { prompt, messages } = renderPrompt(c.promptSpec, test.vars);
+  return { test, prompt: renderPrompt(c.promptSpec, test.vars) };
+};
+
+/**
+ * The task an eval case compiles into: the eval's workspace and the test's `before` steps, a prompt step, a
+ * verify step grading its output, then the test's `after` steps.
+ */
+export const caseTask = (
+  c: PlannedCase,
+  timeoutS: number | undefined,
+  root: string,
+  rendered: RenderedCase = renderCase(c),
+): TaskSpec => {
+  const { test } = rendered;
+  const { prompt, messages } = rendered.prompt;
   return {
     id: `case:${c.key}`,
     vars: test.vars,
@@ -133,21 +149,25 @@ export interface CaseSubmitOptions {
   projectFiles: Record<string, string>;
 }
 
-export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => ({
-  groupId: o.groupId,
-  task: caseTask(c, o.timeoutS, o.root),
-  context: {},
-  retries: o.retries,
-  target: c.target.label,
-  metadata: { identity: { ...c.identity }, [bundleMetadataKey]: o.bundle },
-  case: {
-    identity: c.identity,
-    key: c.key,
-    fingerprint: c.fingerprint,
-    attempt: o.attempt,
-    verifierId: caseVerifier,
-    projectFiles: o.projectFiles,
-    ...(o.cassette ? { cassette: o.cassette } : {}),
-  },
-  limits: o.limits,
-});
+export const caseRequest = (c: PlannedCase, o: CaseSubmitOptions): SubmitRequest => {
+  // Rendered once for both the task and, when worked out on demand, the fingerprint.
+  const rendered = renderCase(c);
+  return {
+    groupId: o.groupId,
+    task: caseTask(c, o.timeoutS, o.root, rendered),
+    context: {},
+    retries: o.retries,
+    target: c.target.label,
+    metadata: { identity: { ...c.identity }, [bundleMetadataKey]: o.bundle },
+    case: {
+      identity: c.identity,
+      key: c.key,
+      fingerprint: c.fingerprintFrom(rendered.test, rendered.prompt),
+      attempt: o.attempt,
+      verifierId: caseVerifier,
+      projectFiles: o.projectFiles,
+      ...(o.cassette ? { cassette: o.cassette } : {}),
+    },
+    limits: o.limits,
+  };
+};

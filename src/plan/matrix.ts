@@ -33,10 +33,19 @@ export class PlannedCase {
 
   /** A hash of everything that decides the case's result: its test with its prompt, and its target. */
   get fingerprint(): string {
+    if (typeof this.print === 'string') return this.print;
+    const test = renderTest(wholeTest(this.test));
+    return this.fingerprintFrom(test, renderPrompt(this.promptSpec, test.vars));
+  }
+
+  /**
+   * The fingerprint, worked out (when it is on demand) from the test rendered and the prompt rendered with its vars,
+   * as the case's request renders them anyway.
+   */
+  fingerprintFrom(test: TestSpec, prompt: RenderedPrompt): string {
     if (typeof this.print !== 'string') {
       const r = this.print;
-      const [print] = testPrints(r.fingerprints, r.scope, this.test, r.judgePrint, r.prompt).prompts;
-      this.print = fingerprintOf([print, r.targetPrint]);
+      this.print = fingerprintOf([testPrinter(r.fingerprints, r.scope, test, r.judgePrint)(prompt), r.targetPrint]);
     }
     return this.print;
   }
@@ -96,7 +105,12 @@ export interface MatrixOptions {
 }
 
 /** A prompt rendered with a test's vars: its text (a chat prompt's last user message) and a chat's messages. */
-export const renderPrompt = (spec: PromptSpec, vars: JsonObject): { prompt: string; messages?: PromptMessage[] } => ({
+export interface RenderedPrompt {
+  prompt: string;
+  messages?: PromptMessage[];
+}
+
+export const renderPrompt = (spec: PromptSpec, vars: JsonObject): RenderedPrompt => ({
   prompt: renderTemplate(spec.text, vars),
   ...(spec.messages
     ? { messages: spec.messages.map((m) => ({ role: m.role, content: renderTemplate(m.content, vars) })) }
@@ -123,24 +137,21 @@ const aroundPrint = (fingerprints: Fingerprints, workspace: StepSpec | undefined
 };
 
 /**
- * A test's print with each prompt (`only`: with that one alone): the prompt rendered with its vars (then dropped:
- * a case's request renders it again, so a plan holds no rendered prompt), its vars, graders, threshold and steps,
- * and `judgePrint` when a model grades it.
+ * A rendered test's print with a prompt rendered with its vars: the prompt (then dropped: a case's request renders
+ * it again, so a plan holds no rendered prompt), the test's vars, graders, threshold and steps, and `judgePrint`
+ * when a model grades it.
  */
-const testPrints = (
+const testPrinter = (
   fingerprints: Fingerprints,
   scope: PrintScope,
-  written: TestSpec,
+  test: TestSpec,
   judgePrint: string,
-  only?: number,
-): TestPrints => {
-  const test = renderTest(wholeTest(written));
+): ((prompt: RenderedPrompt) => string) => {
   const around = aroundPrint(fingerprints, scope.workspace, test);
   const asserted = fingerprints.assertions(test.assert, scope.evalDir);
   const judged = judgePrint && test.assert.some((a) => a.where);
-  const print = (promptSpec: PromptSpec): string => {
-    const { prompt, messages } = renderPrompt(promptSpec, test.vars);
-    return fingerprintOf([
+  return ({ prompt, messages }) =>
+    fingerprintOf([
       messages ?? prompt,
       test.vars,
       asserted,
@@ -148,18 +159,25 @@ const testPrints = (
       ...(around ? [around] : []),
       ...(judged ? [judgePrint] : []),
     ]);
-  };
-  const prompts = only === undefined ? scope.prompts.map(print) : [print(scope.prompts[only] as PromptSpec)];
-  return { repeat: test.repeat, prompts };
 };
 
-/** What works out a case's fingerprint when it is first asked for; one per eval, prompt and target. */
+/** A test's print with each of its eval's prompts. */
+const testPrints = (
+  fingerprints: Fingerprints,
+  scope: PrintScope,
+  written: TestSpec,
+  judgePrint: string,
+): TestPrints => {
+  const test = renderTest(wholeTest(written));
+  const print = testPrinter(fingerprints, scope, test, judgePrint);
+  return { repeat: test.repeat, prompts: scope.prompts.map((p) => print(renderPrompt(p, test.vars))) };
+};
+
+/** What works out a case's fingerprint when it is first asked for; one per eval and target. */
 interface PrintRecipe {
   fingerprints: Fingerprints;
   scope: PrintScope;
   judgePrint: string;
-  /** The prompt's index among its eval's. */
-  prompt: number;
   targetPrint: string;
 }
 
@@ -232,16 +250,8 @@ export const expandMatrix = (
       : '';
     const asked = options.loaded?.whenAsked === true;
     // Shared by every test's cases with the same prompt and target.
-    const recipes: PrintRecipe[][] = asked
-      ? spec.prompts.map((_, prompt) =>
-          spec.targets.map((t) => ({
-            fingerprints,
-            scope,
-            judgePrint,
-            prompt,
-            targetPrint: targetPrints.get(t.label) as string,
-          })),
-        )
+    const recipes: PrintRecipe[] = asked
+      ? spec.targets.map((t) => ({ fingerprints, scope, judgePrint, targetPrint: targetPrints.get(t.label) as string }))
       : [];
     // Each case holds its test as written, rendered again when its request is built: a plan holds no rendered
     // copy of a test, and a held test only its place in its file.
@@ -256,7 +266,7 @@ export const expandMatrix = (
           const target = spec.targets[t] as TargetSpec;
           const print = prints
             ? fingerprintOf([prints.prompts[p], targetPrints.get(target.label)])
-            : ((recipes[p] as PrintRecipe[])[t] as PrintRecipe);
+            : (recipes[t] as PrintRecipe);
           for (let sample = 0; sample < samples; sample++) {
             const key = caseKey(identityOf(spec, test, promptSpec, target, sample));
             cases.push(new PlannedCase(key, print, promptSpec, target, test, sample, spec));

@@ -3,6 +3,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type CaseSubmitOptions, caseRequest } from '../../src/plan/compile-task.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { fingerprinter } from '../../src/plan/fingerprint.js';
 import { loadEvalPaths } from '../../src/plan/load-eval.js';
@@ -77,6 +78,23 @@ describe('expandMatrix with the prints kept as tests were loaded', () => {
     expect(Object.keys(fingerprints.projectFiles())).toEqual(['check.js']);
     expect(cases).toHaveLength(24);
     expect(prints(cases)).toEqual(prints(kept(dir)));
+  });
+
+  it('and the same worked out as a case’s request is built, from the test and prompt it renders', () => {
+    const dir = project(lines);
+    const options: CaseSubmitOptions = {
+      groupId: 'g',
+      cassette: undefined,
+      bundle: 'results/g',
+      root: dir,
+      attempt: 1,
+      retries: 0,
+      timeoutS: undefined,
+      limits: [],
+      projectFiles: {},
+    };
+    const requested = whenAsked(dir).cases.map((c) => [c.key, caseRequest(c, options).case?.fingerprint]);
+    expect(requested).toEqual(prints(kept(dir)));
   });
 
   it('reads no JSONL line back: the file changed after loading still expands, and its requests refuse it', () => {
