@@ -7,6 +7,7 @@ import { directSections } from './direct-sqlite.js';
 import { KyselyStore } from './kysely-store.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
+import { defaultCheckpointing, WalCheckpointer, type WalCheckpointerOptions } from './wal-checkpointer.js';
 
 const hint =
   'point [store] url at a place this user can write, e.g. url = "sqlite:.proctor/proctor.db" (relative to the project root)';
@@ -52,14 +53,18 @@ const openFile = async (file: string): Promise<SqliteDatabase> => {
   }
 };
 
-/** Opens (creating if needed) a SQLite store. */
-export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
+/** Opens (creating if needed) a SQLite store; `checkpointing`: when a thread takes over its WAL checkpoints. */
+export const openSqliteStore = async (
+  file: string,
+  checkpointing: WalCheckpointerOptions = defaultCheckpointing,
+): Promise<KyselyStore> => {
   const sqlite = await openFile(file);
   // NORMAL is durable across a process crash in WAL mode; only a power loss can drop the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
   // A checkpoint every ~80 MB of WAL (10,000 pages of 8 KB): rarer than the default 4 MB, so a run's commits seldom
-  // wait on one, and the WAL file stays bounded.
+  // wait on one, and the WAL file stays bounded. A run that gets there has a thread checkpointing meanwhile
+  // (wal-checkpointer.ts), which leaves this one little to copy.
   sqlite.pragma('wal_autocheckpoint = 10000');
   // 4 MB of page cache (default 2 MB): a run's writes return to few pages (the right edges of its tables and
   // indexes, the runs it updates); 16 MB cost the same instructions at 5,000 cases (valgrind, 11.93 and 11.87 G) and
@@ -86,5 +91,9 @@ export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
   // what a commit costs, and nothing waits on them but their report. 50 ms took 6-13% less CPU at 5,000 cases -j 50
   // (a commit's ~50 WAL frames are mostly pages the commits before wrote too) but 7-9% more wall: the cases in
   // flight fell from ~49 to ~47 and each took ~4 ms longer (alternated pairs); 30 ms was no different from 20.
-  return new KyselyStore(db, async () => {}, directSections(sqlite, prepare), 20);
+  const checkpointer =
+    file === ':memory:'
+      ? undefined
+      : new WalCheckpointer(sqlite.name, createRequire(import.meta.url).resolve('better-sqlite3'), checkpointing);
+  return new KyselyStore(db, async () => checkpointer?.close(), directSections(sqlite, prepare), 20);
 };

@@ -1,0 +1,61 @@
+// A store whose WAL grows large has a thread checkpoint it, so the connection that commits does not stop to copy the
+// WAL into the database file itself (src/store/wal-checkpointer.ts).
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { eventually } from '../support/eventually.js';
+import { newRun } from '../support/run-records.js';
+
+const checkpointing = { fromBytes: 1024 * 1024, everyMs: 50, watchMs: 20 };
+// ~2 KB of instance spec a run: 100 runs a write, ~0.4 MB of WAL.
+const runs = (from: number) =>
+  Array.from({ length: 100 }, (_, i) => ({ ...newRun(`r${from + i}`), spec: { text: 'x'.repeat(2_000) } }));
+
+describe('WAL checkpoints on a thread of their own', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'proctor-wal-'));
+    file = path.join(dir, 'proctor.db');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const dbBytes = () => statSync(file).size;
+  const walBytes = () => statSync(`${file}-wal`).size;
+
+  it('start once the WAL passes its size: the database file takes the rows while the store has not checkpointed', async () => {
+    const store = await openSqliteStore(file, checkpointing);
+    const empty = dbBytes();
+    await store.createRuns(runs(0));
+    // Under the size: nothing copies the WAL (the store's own checkpoints are ~80 MB apart).
+    await new Promise((r) => setTimeout(r, 200));
+    expect(walBytes()).toBeLessThan(checkpointing.fromBytes);
+    expect(dbBytes()).toBe(empty);
+    for (let i = 1; i < 10; i++) await store.createRuns(runs(i * 100));
+    expect(walBytes()).toBeGreaterThan(checkpointing.fromBytes);
+    // ~4 MB of rows, far from the store's own checkpoint: only the thread's put them in the file.
+    await eventually(async () => (dbBytes() > empty + 2 * 1024 * 1024 ? true : undefined), 10_000);
+    await store.close();
+    // Its connection closed last: what was left is checkpointed, and the WAL removed.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const again = await openSqliteStore(file, checkpointing);
+    try {
+      expect(await again.listRuns({ limit: 5_000 })).toHaveLength(1_000);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('start none for a store whose WAL stays small, which its own close checkpoints', async () => {
+    const store = await openSqliteStore(file, checkpointing);
+    const empty = dbBytes();
+    await store.createRuns(runs(0));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(dbBytes()).toBe(empty);
+    await store.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(dbBytes()).toBeGreaterThan(empty);
+  });
+});
