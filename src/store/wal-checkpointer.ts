@@ -94,6 +94,8 @@ export class WalCheckpointer {
   async close(): Promise<void> {
     clearInterval(this.watch);
     if (!this.thread) return;
+    // Unreferenced, the thread would let the process end (with the caller's work left undone) before it closes.
+    this.thread.worker.ref();
     this.thread.worker.postMessage('close');
     await this.thread.exited;
   }

@@ -1,8 +1,10 @@
 // A store whose WAL grows large has a thread checkpoint it, so the connection that commits does not stop to copy the
 // WAL into the database file itself (src/store/wal-checkpointer.ts).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { eventually } from '../support/eventually.js';
@@ -46,6 +48,15 @@ describe('WAL checkpoints on a thread of their own', () => {
     } finally {
       await again.close();
     }
+  });
+
+  it("keep the process up until the thread's connection has closed", () => {
+    const script = fileURLToPath(new URL('../support/wal-store-process.ts', import.meta.url));
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script, file], { encoding: 'utf8', timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toBe('closed\n');
+    expect(child.status).toBe(0);
+    expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
   it('start none for a store whose WAL stays small, which its own close checkpoints', async () => {
