@@ -257,7 +257,7 @@ export class LocalRunner implements Runner {
     };
     // An eval case starts unclaimed: it writes nothing before its commit (its result records its steps), and most
     // end within a second, their finish the only write of their status (one runs update less per case, with its
-    // index entries: 5,000 cases, 3.6% fewer instructions). One still running a second on is claimed (claimDue), so
+    // index entries: 5,000 cases, 2.85% fewer instructions). One still running a second on is claimed (claimDue), so
     // the explorer and `runs list` show it RUNNING; a claim refused (canceled meanwhile, or taken by a reconciler)
     // or failed stops it, and it then commits nothing. A task run's steps journal as they go: it starts once
     // claimed (executeRun).

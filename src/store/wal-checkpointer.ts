@@ -65,11 +65,6 @@ export class WalCheckpointer {
     this.watch.unref();
   }
 
-  /** Whether a thread checkpoints the WAL. */
-  get started(): boolean {
-    return this.thread !== undefined;
-  }
-
   private look(): void {
     let bytes = 0;
     try {
@@ -79,13 +74,18 @@ export class WalCheckpointer {
     }
     if (bytes < this.options.fromBytes) return;
     clearInterval(this.watch);
-    const worker = new (workerThreads().Worker)(threadSource, {
-      eval: true,
-      workerData: { addon: this.addon, file: this.file, everyMs: this.options.everyMs },
-    });
+    // A thread that cannot start, or fails, leaves checkpoints to the writing connection, as without one; unheard,
+    // its error would end the process.
+    let worker: Worker;
+    try {
+      worker = new (workerThreads().Worker)(threadSource, {
+        eval: true,
+        workerData: { addon: this.addon, file: this.file, everyMs: this.options.everyMs },
+      });
+    } catch {
+      return;
+    }
     worker.unref();
-    // A thread that fails leaves checkpoints to the writing connection, as without one; unheard, its error would
-    // end the process.
     worker.on('error', () => {});
     this.thread = { worker, exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
   }
