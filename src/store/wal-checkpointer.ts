@@ -58,7 +58,7 @@ export class WalCheckpointer {
     private readonly file: string,
     /** better-sqlite3's entry, which the thread loads. */
     private readonly addon: string,
-    private readonly options: WalCheckpointerOptions = defaultCheckpointing,
+    private readonly options: WalCheckpointerOptions,
   ) {
     this.watch = setInterval(() => this.look(), options.watchMs);
     // Never what keeps a process up.
