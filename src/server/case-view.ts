@@ -1,6 +1,7 @@
 import { caseDetailOf, type GraderReason } from '../bundle/case-detail.js';
 import { isRecord } from '../records.js';
 import type { ArtifactHead, AttemptHead, JournalHead } from '../store/case-artifacts.js';
+import { singleTurn } from '../targets/transcript.js';
 import { parsePartialJson } from './partial-json.js';
 
 /** Text the case page gets inline per string; the rest is a download of the artifact. */
@@ -67,8 +68,15 @@ export interface AttemptView {
   artifactsUrl: string;
 }
 
+/** A step's messages: its transcript, or the prompt and reply of a prompt step whose record left it out as theirs. */
 const transcriptOf = (output: unknown): StepView['transcript'] => {
-  const messages = isRecord(output) && Array.isArray(output.transcript) ? output.transcript : [];
+  if (!isRecord(output)) return [];
+  const { transcript, prompt, text } = output;
+  const messages = Array.isArray(transcript)
+    ? transcript
+    : typeof prompt === 'string' && typeof text === 'string'
+      ? singleTurn(prompt, text)
+      : [];
   return messages.flatMap((m: unknown) =>
     isRecord(m)
       ? [

@@ -6,3 +6,13 @@ export const singleTurn = (prompt: string, reply: string, system?: string): Mess
   { role: 'user', content: prompt },
   { role: 'assistant', content: reply },
 ];
+
+const only = (message: Message | undefined, role: Message['role'], content: string): boolean =>
+  message?.role === role && message.content === content && Object.keys(message).length === 2;
+
+/**
+ * Whether `transcript` says no more than `prompt` and its `reply`: the `singleTurn` of the two, without a system
+ * prompt. A step's record then leaves it out, and whoever reads the record makes it again from the two.
+ */
+export const isSingleTurn = (transcript: readonly Message[], prompt: string, reply: string): boolean =>
+  transcript.length === 2 && only(transcript[0], 'user', prompt) && only(transcript[1], 'assistant', reply);

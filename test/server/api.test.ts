@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import { bundleResult } from '../support/bundle-result.js';
 import { runCli } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { csrfOf, rawRequest, readEvents, type ServedExplorer, serveExplorer } from '../support/explorer.js';
@@ -444,6 +445,51 @@ describe.skipIf(!postgres || postgres.unavailable)('proctor serve: live events o
       await slow.end();
       p.remove();
       await db.remove();
+    }
+  });
+});
+
+describe('proctor serve: a prompt step', () => {
+  it("shows the prompt and the reply as its transcript, which the case's result.json does not repeat", async () => {
+    const model = await startFakeModelServer();
+    const p = tempProject({
+      'proctor.toml': '',
+      'evals/a.eval.yaml': `targets: [{ label: model, kind: openai, base_url: "${model.url}", model: m, api_key: k }]
+prompts: ["say {{ word }}"]
+tests: [{ id: one, vars: { word: hi } }]
+`,
+    });
+    try {
+      const ran = await runCli(['eval', 'run', '-o', 'out'], { cwd: p.dir });
+      expect(ran.code, ran.stderr).toBe(0);
+      const [row] = p
+        .read('out/index.jsonl')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { key: string; group_id: string; artifacts: string });
+      const result = bundleResult<{ steps: { stepId: string; output: Record<string, unknown> }[] }>(
+        p.path('out'),
+        row ?? {},
+      );
+      const ask = result.steps.find((s) => s.stepId === 'prompt')?.output;
+      expect(ask).toMatchObject({ prompt: 'say hi', text: 'echo: say hi' });
+      expect(ask).not.toHaveProperty('transcript');
+      const s = await serveExplorer(p.dir);
+      try {
+        const page = JSON.parse((await rawRequest(s.port, `/api/v1/runs/${row?.group_id}/cases/${row?.key}`)).body) as {
+          attempts: { steps: { stepId: string; transcript: { role: string; content: { text: string } }[] }[] }[];
+        };
+        const shown = page.attempts[0]?.steps.find((st) => st.stepId === 'prompt')?.transcript;
+        expect(shown?.map((m) => [m.role, m.content.text])).toEqual([
+          ['user', 'say hi'],
+          ['assistant', 'echo: say hi'],
+        ]);
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      await model.close();
+      p.remove();
     }
   });
 });

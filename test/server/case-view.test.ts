@@ -42,3 +42,28 @@ describe('the case page of an attempt whose result.json is cut', () => {
     ).toEqual(['in the head']);
   });
 });
+
+describe('the case page of a prompt step', () => {
+  const view = (output: unknown) =>
+    attemptView({ ...cut, result: head(JSON.stringify({ steps: [{ stepId: 'ask', output }] })) }, [], '/a').steps[0];
+
+  it('shows the prompt and the reply as the transcript its record left out', () => {
+    expect(view({ text: 'echo: hi', prompt: 'hi', process: null })?.transcript).toEqual([
+      { role: 'user', content: { text: 'hi', length: 2, truncated: false }, toolCalls: null },
+      { role: 'assistant', content: { text: 'echo: hi', length: 8, truncated: false }, toolCalls: null },
+    ]);
+  });
+
+  it('shows a transcript the record keeps as it is', () => {
+    const transcript = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ];
+    expect(view({ text: 'hello', prompt: 'hi', transcript })?.transcript.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+    ]);
+  });
+});
