@@ -17,9 +17,11 @@
 // `late ms/case` is the CPU per case while the run's second half committed (from half of its cases to 95%, by CPU read
 // every 100 ms against the results' commit times in the store): a case's cost once the run is under way and its code
 // warm, without start-up, planning, the first cases and the end.
+// Before the table, `node alone`: the CPU of `node -e 0` here, which every row's process spends before Proctor runs.
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
 // --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
 // runs' step state. --keep leaves each project (its store and bundle) in place and prints where.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -197,6 +199,20 @@ if (values.gc) columns.push('gc KB/case');
 const widths = columns.map((c) => Math.max(c.length, 8));
 const row = (cells: (string | number)[]): string => cells.map((c, i) => String(c).padStart(widths[i] ?? 8)).join(' ');
 
+/**
+ * CPU ms of `node -e 0` on this machine (median of 5, to /usr/bin/time's 10 ms): what every row's process spends
+ * before Proctor's first line runs. NODE_EXTRA_CA_CERTS makes Node 20 read the system's CA certificates and the
+ * extra ones at each start (~50 ms here: 15% of a 1,000-case run's instructions, valgrind), whatever the process does.
+ */
+const nodeStartMs = (): number => {
+  const samples = Array.from({ length: 5 }, () => {
+    const timed = spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, '-e', '0'], { encoding: 'utf8' });
+    const [user = 0, sys = 0] = (timed.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+    return (user + sys) * 1000;
+  });
+  return samples.sort((a, b) => a - b)[2] ?? 0;
+};
+
 const server = await startFakeServer(latencyMs);
 // One case first, so that every row finds `eval run`'s code cache (bin/proctor.js) as a user's every run but the
 // first after an install does, made by a run of this kind.
@@ -204,7 +220,10 @@ const warm = mkdtempSync(join(values.dir, 'proctor-suite-'));
 writeSuite(warm, 1, server.url);
 await timeProctor(warm, ['eval', 'run', '-q']);
 rmSync(warm, { recursive: true, force: true });
-process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n${row(columns)}\n`);
+const certs = process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set: Node reads every CA certificate' : '';
+process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n`);
+process.stdout.write(`node alone (node -e 0): ${nodeStartMs().toFixed(0)} ms of CPU per start${certs}\n`);
+process.stdout.write(`${row(columns)}\n`);
 let profDir: string | undefined;
 try {
   for (const n of caseCounts) {
