@@ -1,6 +1,6 @@
 // Proctor's cost on a suite shaped like a real one (issue: performance).
 //   npx tsx bench/suite.ts [--cases 1000,5000] [--concurrency 50,200] [--latency-ms 50] [--dir DIR] [--cpu-prof]
-//   [--gc] [--keep]
+//   [--gc] [--keep] [--repeat K]
 // N distinct tests, each with its own vars (a few fields of varied text) and two assertions, `contains` and
 // `equals` on a per-test value, against one OpenAI-compatible target: the fake model server, in its own process,
 // which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
@@ -20,7 +20,9 @@
 // Before the table, `node alone`: the CPU of `node -e 0` here, which every row's process spends before Proctor runs.
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
 // --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
-// runs' step state. --keep leaves each project (its store and bundle) in place and prints where.
+// runs' step state. --keep leaves each project (its store and bundle) in place and prints where. --repeat K runs
+// each cell K times, each in a fresh project, and prints each column's median, then the range of the CPU per case
+// and of wall/ideal: one run's figures move by ±10% on a shared machine.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,12 +42,14 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     gc: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '1' },
   },
 });
 const list = (s: string): number[] => s.split(',').map((x) => Number(x.trim()));
 const caseCounts = list(values.cases);
 const concurrencies = list(values.concurrency);
 const latencyMs = Number(values['latency-ms']);
+const repeat = Math.max(1, Number(values.repeat));
 
 // Varied text, deterministic per test: words picked by a small LCG seeded with the test's index.
 const words = [
@@ -225,60 +229,86 @@ process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n`);
 process.stdout.write(`node alone (node -e 0): ${nodeStartMs().toFixed(0)} ms of CPU per start${certs}\n`);
 process.stdout.write(`${row(columns)}\n`);
 let profDir: string | undefined;
+
+/** One run of a cell in a fresh project: its row's cells, each a number where the column is a figure. */
+const measureCell = async (n: number, j: number): Promise<(number | string)[]> => {
+  const dir = mkdtempSync(join(values.dir, 'proctor-suite-'));
+  try {
+    const floor = await floorSeconds(server.url, writeSuite(dir, n, server.url), j);
+    const nodeArgs: string[] = [];
+    if (values['cpu-prof'] && profDir === undefined) {
+      profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
+      nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
+    }
+    const spawnedAt = Date.now();
+    const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs, 100);
+    const exitedAt = Date.now();
+    const ideal = (n * latencyMs) / j / 1000;
+    const results = join(dir, '.proctor', 'results');
+    const bundle = bytes(results);
+    const storeBytes = (): number =>
+      bytes(join(dir, '.proctor', 'proctor.db')) + bytes(join(dir, '.proctor', 'proctor.db-wal'));
+    const store = storeBytes();
+    const [runId] = readdirSync(results);
+    const summary = JSON.parse(readFileSync(join(results, runId ?? '', 'summary.json'), 'utf8')) as {
+      counts: { passed: number };
+    };
+    const mb = (b: number): number => b / 2 ** 20;
+    const kbPerCase = (b: number): number => b / 1024 / n;
+    const span = caseTimes(join(results, runId ?? ''));
+    const late = lateMsPerCase(join(dir, '.proctor', 'proctor.db'), run.cpuSamples);
+    const cells: (number | string)[] = [n, j, run.wallS, ideal, run.wallS / ideal, floor, run.wallS / floor];
+    cells.push((run.cpuS * 1000) / n, late ?? '-', (run.sysS * 1000) / n, run.peakRssMb);
+    cells.push(span.firstStarted - spawnedAt, exitedAt - span.lastFinished, span.p50, span.p99);
+    cells.push(mb(bundle), kbPerCase(bundle), mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
+    if (values.gc) {
+      await timeProctor(dir, ['runs', 'gc', '--older-than', '0s']);
+      cells.push(kbPerCase(storeBytes()));
+    }
+    // One test in 20 expects a wrong answer: a run that reports them exits 1 (any other exit is a run cut short).
+    if (run.code !== 1)
+      process.stdout.write(`  the run exited ${run.code}, not 1: its figures are not a whole run's\n`);
+    return cells;
+  } finally {
+    if (values.keep) process.stdout.write(`kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+// Digits each column is printed with (the rest are counts).
+const digits: Record<string, number> = { 'wall s': 2, 'ideal s': 2, 'wall/ideal': 2, 'floor s': 2, 'wall/floor': 2 };
+Object.assign(digits, { 'cpu ms/case': 3, 'late ms/case': 3, 'sys ms/case': 3, 'bundle MB': 1, 'store MB': 1 });
+const formatted = (cells: readonly (number | string)[]): string[] =>
+  cells.map((c, i) => {
+    const column = columns[i] ?? '';
+    const places = column === 'KB/case' || column === 'gc KB/case' ? 2 : digits[column];
+    return typeof c === 'number' && places !== undefined ? c.toFixed(places) : String(c);
+  });
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
 try {
   for (const n of caseCounts) {
     for (const j of concurrencies) {
-      const dir = mkdtempSync(join(values.dir, 'proctor-suite-'));
-      try {
-        const floor = await floorSeconds(server.url, writeSuite(dir, n, server.url), j);
-        const nodeArgs: string[] = [];
-        if (values['cpu-prof'] && profDir === undefined) {
-          profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
-          nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
-        }
-        const spawnedAt = Date.now();
-        const run = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], nodeArgs, 100);
-        const exitedAt = Date.now();
-        const ideal = (n * latencyMs) / j / 1000;
-        const results = join(dir, '.proctor', 'results');
-        const bundle = bytes(results);
-        const storeBytes = (): number =>
-          bytes(join(dir, '.proctor', 'proctor.db')) + bytes(join(dir, '.proctor', 'proctor.db-wal'));
-        const store = storeBytes();
-        const [runId] = readdirSync(results);
-        const summary = JSON.parse(readFileSync(join(results, runId ?? '', 'summary.json'), 'utf8')) as {
-          counts: { passed: number };
-        };
-        const mb = (b: number): string => (b / 2 ** 20).toFixed(1);
-        const kbPerCase = (b: number): string => (b / 1024 / n).toFixed(2);
-        const cells = [n, j, run.wallS.toFixed(2), ideal.toFixed(2), (run.wallS / ideal).toFixed(2)];
-        cells.push(floor.toFixed(2), (run.wallS / floor).toFixed(2));
-        const span = caseTimes(join(results, runId ?? ''));
-        const late = lateMsPerCase(join(dir, '.proctor', 'proctor.db'), run.cpuSamples);
-        cells.push(
-          ((run.cpuS * 1000) / n).toFixed(3),
-          late === undefined ? '-' : late.toFixed(3),
-          ((run.sysS * 1000) / n).toFixed(3),
-          run.peakRssMb,
-          span.firstStarted - spawnedAt,
-          exitedAt - span.lastFinished,
-          span.p50,
-          span.p99,
-          mb(bundle),
-          kbPerCase(bundle),
-        );
-        cells.push(mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
-        if (values.gc) {
-          await timeProctor(dir, ['runs', 'gc', '--older-than', '0s']);
-          cells.push(kbPerCase(storeBytes()));
-        }
-        process.stdout.write(`${row(cells)}\n`);
-        // One test in 20 expects a wrong answer: a run that reports them exits 1 (any other exit is a run cut short).
-        if (run.code !== 1)
-          process.stdout.write(`  the run exited ${run.code}, not 1: its figures are not a whole run's\n`);
-      } finally {
-        if (values.keep) process.stdout.write(`kept ${dir}\n`);
-        else rmSync(dir, { recursive: true, force: true });
+      const runs: (number | string)[][] = [];
+      for (let r = 0; r < repeat; r++) runs.push(await measureCell(n, j));
+      // Each column's median over the repeats, on its own: the rows of a noisy machine differ by ±10%.
+      const cells = (runs[0] ?? []).map((first, i) => {
+        const values = runs.map((cellsOfRun) => cellsOfRun[i]);
+        if (typeof first !== 'number' || values.some((v) => typeof v !== 'number'))
+          return [...new Set(values)].join('/');
+        return median(values as number[]);
+      });
+      process.stdout.write(`${row(formatted(cells))}\n`);
+      if (repeat > 1) {
+        const cpu = runs.map((cellsOfRun) => Number(cellsOfRun[columns.indexOf('cpu ms/case')]));
+        const wall = runs.map((cellsOfRun) => Number(cellsOfRun[columns.indexOf('wall/ideal')]));
+        const range = (xs: number[], places: number) =>
+          `${Math.min(...xs).toFixed(places)}-${Math.max(...xs).toFixed(places)}`;
+        process.stdout.write(`  ${repeat} runs: cpu ms/case ${range(cpu, 3)}, wall/ideal ${range(wall, 2)}\n`);
       }
     }
   }
