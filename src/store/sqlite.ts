@@ -32,10 +32,13 @@ const makeDirs = (dir: string): void => {
   }
 };
 
+// better-sqlite3 is required, not imported: the addon is CommonJS, and the bundle's import() would need
+// bin/proctor.js's importer. The checkpoint thread loads it from the path this resolves.
+const requireHere = createRequire(import.meta.url);
+
 /** The SQLite file, opened in WAL mode (so readers never block the writer), or why it cannot be. */
 const openFile = async (file: string): Promise<SqliteDatabase> => {
-  // Required, not imported: the addon is CommonJS, and the bundle's import() would need bin/proctor.js's importer.
-  const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+  const BetterSqlite3 = requireHere('better-sqlite3') as typeof import('better-sqlite3');
   let sqlite: SqliteDatabase | undefined;
   try {
     if (file !== ':memory:') makeDirs(dirname(file));
@@ -94,6 +97,6 @@ export const openSqliteStore = async (
   const checkpointer =
     file === ':memory:'
       ? undefined
-      : new WalCheckpointer(sqlite.name, createRequire(import.meta.url).resolve('better-sqlite3'), checkpointing);
+      : new WalCheckpointer(sqlite.name, requireHere.resolve('better-sqlite3'), checkpointing);
   return new KyselyStore(db, async () => checkpointer?.close(), directSections(sqlite, prepare), 20);
 };
