@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cli, startFakeServer, timeProctor } from './support.js';
+import { cli, median, startFakeServer, timeProctor } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +25,6 @@ const budget = values['budget-usd'];
 const cases = Number(values.cases);
 const latencyMs = Number(values['latency-ms']);
 const concurrency = Number(values.concurrency);
-const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const startup = (): number => {
   const times: number[] = [];

@@ -30,7 +30,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { httpRequest } from '../src/targets/http-fetch.js';
-import { root, startFakeServer, type TimedRun, timeProctor } from './support.js';
+import { median, root, startFakeServer, type TimedRun, timeProctor } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -208,14 +208,14 @@ const row = (cells: (string | number)[]): string => cells.map((c, i) => String(c
  * before Proctor's first line runs. NODE_EXTRA_CA_CERTS makes Node 20 read the system's CA certificates and the
  * extra ones at each start (~50 ms here: 15% of a 1,000-case run's instructions, valgrind), whatever the process does.
  */
-const nodeStartMs = (): number => {
-  const samples = Array.from({ length: 5 }, () => {
-    const timed = spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, '-e', '0'], { encoding: 'utf8' });
-    const [user = 0, sys = 0] = (timed.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-    return (user + sys) * 1000;
-  });
-  return samples.sort((a, b) => a - b)[2] ?? 0;
-};
+const nodeStartMs = (): number =>
+  median(
+    Array.from({ length: 5 }, () => {
+      const timed = spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, '-e', '0'], { encoding: 'utf8' });
+      const [user = 0, sys = 0] = (timed.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+      return (user + sys) * 1000;
+    }),
+  );
 
 const server = await startFakeServer(latencyMs);
 // One case first, so that every row finds `eval run`'s code cache (bin/proctor.js) as a user's every run but the
@@ -276,19 +276,25 @@ const measureCell = async (n: number, j: number): Promise<(number | string)[]> =
 };
 
 // Digits each column is printed with (the rest are counts).
-const digits: Record<string, number> = { 'wall s': 2, 'ideal s': 2, 'wall/ideal': 2, 'floor s': 2, 'wall/floor': 2 };
-Object.assign(digits, { 'cpu ms/case': 3, 'late ms/case': 3, 'sys ms/case': 3, 'bundle MB': 1, 'store MB': 1 });
+const digits: Record<string, number> = {
+  'wall s': 2,
+  'ideal s': 2,
+  'wall/ideal': 2,
+  'floor s': 2,
+  'wall/floor': 2,
+  'cpu ms/case': 3,
+  'late ms/case': 3,
+  'sys ms/case': 3,
+  'bundle MB': 1,
+  'store MB': 1,
+  'KB/case': 2,
+  'gc KB/case': 2,
+};
 const formatted = (cells: readonly (number | string)[]): string[] =>
   cells.map((c, i) => {
-    const column = columns[i] ?? '';
-    const places = column === 'KB/case' || column === 'gc KB/case' ? 2 : digits[column];
+    const places = digits[columns[i] ?? ''];
     return typeof c === 'number' && places !== undefined ? c.toFixed(places) : String(c);
   });
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 try {
   for (const n of caseCounts) {
@@ -297,10 +303,10 @@ try {
       for (let r = 0; r < repeat; r++) runs.push(await measureCell(n, j));
       // Each column's median over the repeats, on its own: the rows of a noisy machine differ by ±10%.
       const cells = (runs[0] ?? []).map((first, i) => {
-        const values = runs.map((cellsOfRun) => cellsOfRun[i]);
-        if (typeof first !== 'number' || values.some((v) => typeof v !== 'number'))
-          return [...new Set(values)].join('/');
-        return median(values as number[]);
+        const column = runs.map((cellsOfRun) => cellsOfRun[i]);
+        if (typeof first !== 'number' || column.some((v) => typeof v !== 'number'))
+          return [...new Set(column)].join('/');
+        return median(column as number[]);
       });
       process.stdout.write(`${row(formatted(cells))}\n`);
       if (repeat > 1) {

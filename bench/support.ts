@@ -6,6 +6,13 @@ import { join } from 'node:path';
 export const root = new URL('..', import.meta.url).pathname;
 export const cli = join(root, 'bin', 'proctor.js');
 
+/** The middle of `xs` (the mean of the two middle ones for an even count); `xs` is left as it is. */
+export const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
 export interface FakeServer {
   url: string;
   stop: () => void;

@@ -11,6 +11,7 @@ import { captureSlot } from '../src/workspaces/capture.js';
 import { materialise } from '../src/workspaces/materialise.js';
 import { resetSlot } from '../src/workspaces/reset.js';
 import { resolveSpec, workspaceSpecSchema } from '../src/workspaces/spec.js';
+import { cli, median } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,9 +23,7 @@ const { values } = parseArgs({
 const files = Number(values.files);
 const cases = Number(values.cases);
 const concurrency = Number(values.concurrency);
-const cli = join(new URL('..', import.meta.url).pathname, 'bin', 'proctor.js');
 const dir = mkdtempSync(join(tmpdir(), 'proctor-bench-ws-'));
-const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const makeRepo = (): void => {
   const repo = join(dir, 'upstream');

@@ -34,7 +34,7 @@ export class PlannedCase {
   /** A hash of everything that decides the case's result: its test with its prompt, and its target. */
   get fingerprint(): string {
     if (typeof this.print === 'string') return this.print;
-    const test = renderTest(wholeTest(this.test));
+    const test = this.rendered();
     return this.fingerprintFrom(test, renderPrompt(this.promptSpec, test.vars));
   }
 

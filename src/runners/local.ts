@@ -41,10 +41,9 @@ const defaultClaimAfterMs = 1000;
 
 const canceled = { status: 'CANCELED', outcome: 'canceled' } as const;
 
-/** An eval case under way whose claim is not written yet. */
+/** An eval case under way whose claim is not written yet (its controller is its entry in `active`). */
 interface Unclaimed {
   startedAt: number;
-  controller: AbortController;
   settle: (held: boolean) => void;
 }
 
@@ -262,9 +261,7 @@ export class LocalRunner implements Runner {
     // or failed stops it, and it then commits nothing. A task run's steps journal as they go: it starts once
     // claimed (executeRun).
     const claimed = request.case
-      ? new Promise<boolean>((settle) =>
-          this.unclaimed.set(request.runId, { startedAt: Date.now(), controller, settle }),
-        )
+      ? new Promise<boolean>((settle) => this.unclaimed.set(request.runId, { startedAt: Date.now(), settle }))
       : undefined;
     const done = executeRun(request, {
       store: this.store,
@@ -334,7 +331,7 @@ export class LocalRunner implements Runner {
         .claimRun(runId, this.owner, unclaimed.startedAt, 'grouped')
         .catch(() => false)
         .then((held) => {
-          if (!held) unclaimed.controller.abort();
+          if (!held) this.active.get(runId)?.controller.abort();
           unclaimed.settle(held);
         });
     }
