@@ -2,6 +2,7 @@ import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isOneLineObject } from '../one-line-object.js';
 import { type ArtifactFileHead, openRegularFile, readBytes, readTextHead } from './artifact-files.js';
+import { appendLines } from './line-append.js';
 
 /**
  * The result.json of every case that has no other artifact, one per line, appended: a case folder costs two
@@ -88,18 +89,14 @@ export class ResultPack {
    */
   append(texts: readonly string[]): ResultAt[] {
     if (texts.length === 0) return [];
-    const fd = this.open();
-    const places: ResultAt[] = [];
-    let text = '';
+    const lengths = appendLines(this.open(), texts);
+    const places: ResultAt[] = new Array(lengths.length);
     let at = this.size;
-    for (const t of texts) {
-      const bytes = Buffer.byteLength(t);
-      places.push([at, bytes]);
-      text += `${t}\n`;
+    for (let i = 0; i < lengths.length; i++) {
+      const bytes = lengths[i] as number;
+      places[i] = [at, bytes];
       at += bytes + 1;
     }
-    const buf = Buffer.from(text);
-    for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done);
     this.size = at;
     return places;
   }

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { appendLines } from './line-append.js';
 import { packable, type ResultAt, ResultPack, withResultAt } from './result-pack.js';
 import { parseRow } from './row.js';
 
@@ -107,9 +108,7 @@ export class BundleWriter {
   appendLines(lines: readonly string[]): void {
     if (lines.length === 0) return;
     this.open();
-    let text = '';
-    for (const line of lines) text += `${line}\n`;
-    writeSync(this.fd as number, text);
+    appendLines(this.fd as number, lines);
   }
 
   /**
