@@ -17,7 +17,8 @@
 // `late ms/case` is the CPU per case while the run's second half committed (from half of its cases to 95%, by CPU read
 // every 100 ms against the results' commit times in the store): a case's cost once the run is under way and its code
 // warm, without start-up, planning, the first cases and the end.
-// Before the table, `node alone`: the CPU of `node -e 0` here, which every row's process spends before Proctor runs.
+// Before the table, `node alone`: the CPU of `node -e 0` here, which every row's process spends before Proctor runs,
+// and what a page fault costs here; `faults/case` counts the run's (memory touched for the first time, mostly).
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
 // --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
 // runs' step state. --keep leaves each project (its store and bundle) in place and prints where. --repeat K runs
@@ -196,7 +197,18 @@ const lateMsPerCase = (store: string, samples: TimedRun['cpuSamples']): number |
 };
 
 const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case', 'late ms/case'];
-columns.push('sys ms/case', 'rss MB', 'start ms', 'tail ms', 'p50 ms', 'p99 ms', 'bundle MB', 'KB/case', 'store MB');
+columns.push(
+  'sys ms/case',
+  'faults/case',
+  'rss MB',
+  'start ms',
+  'tail ms',
+  'p50 ms',
+  'p99 ms',
+  'bundle MB',
+  'KB/case',
+  'store MB',
+);
 columns.push('KB/case');
 columns.push('passed', 'exit');
 if (values.gc) columns.push('gc KB/case');
@@ -217,6 +229,21 @@ const nodeStartMs = (): number =>
     }),
   );
 
+/**
+ * CPU µs a page fault costs on this machine: a process touching 64 MB of fresh memory, a page at a time (median of
+ * 3). A run's every page of memory is one, the first time it is touched: typically under a microsecond on bare metal,
+ * ~12 µs on the virtual machines these figures were taken on, where `faults/case` is then a good part of `cpu ms/case`.
+ */
+const pageFaultUs = (): number =>
+  median(
+    Array.from({ length: 3 }, () => {
+      const touch =
+        'const n=64*2**20,b=Buffer.allocUnsafeSlow(n),c=process.cpuUsage();for(let i=0;i<n;i+=4096)b[i]=1;' +
+        'const u=process.cpuUsage(c);console.log((u.user+u.system)/(n/4096))';
+      return Number(spawnSync(process.execPath, ['-e', touch], { encoding: 'utf8' }).stdout);
+    }),
+  );
+
 const server = await startFakeServer(latencyMs);
 // One case first, so that every row finds `eval run`'s code cache (bin/proctor.js) as a user's every run but the
 // first after an install does, made by a run of this kind.
@@ -227,6 +254,7 @@ rmSync(warm, { recursive: true, force: true });
 const certs = process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set: Node reads every CA certificate' : '';
 process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n`);
 process.stdout.write(`node alone (node -e 0): ${nodeStartMs().toFixed(0)} ms of CPU per start${certs}\n`);
+process.stdout.write(`a page fault: ${pageFaultUs().toFixed(1)} µs of CPU (touching fresh memory)\n`);
 process.stdout.write(`${row(columns)}\n`);
 let profDir: string | undefined;
 
@@ -258,7 +286,7 @@ const measureCell = async (n: number, j: number): Promise<(number | string)[]> =
     const span = caseTimes(join(results, runId ?? ''));
     const late = lateMsPerCase(join(dir, '.proctor', 'proctor.db'), run.cpuSamples);
     const cells: (number | string)[] = [n, j, run.wallS, ideal, run.wallS / ideal, floor, run.wallS / floor];
-    cells.push((run.cpuS * 1000) / n, late ?? '-', (run.sysS * 1000) / n, run.peakRssMb);
+    cells.push((run.cpuS * 1000) / n, late ?? '-', (run.sysS * 1000) / n, run.minorFaults / n, run.peakRssMb);
     cells.push(span.firstStarted - spawnedAt, exitedAt - span.lastFinished, span.p50, span.p99);
     cells.push(mb(bundle), kbPerCase(bundle), mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
     if (values.gc) {
@@ -285,6 +313,7 @@ const digits: Record<string, number> = {
   'cpu ms/case': 3,
   'late ms/case': 3,
   'sys ms/case': 3,
+  'faults/case': 1,
   'bundle MB': 1,
   'store MB': 1,
   'KB/case': 2,

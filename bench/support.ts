@@ -46,6 +46,8 @@ export interface TimedRun {
   /** The system part of it: what file creation and other syscalls cost. */
   sysS: number;
   peakRssMb: number;
+  /** Minor page faults: each a page of memory touched for the first time (or again after it was given back). */
+  minorFaults: number;
   /** The proctor process's CPU seconds so far, read every `sampleMs` while it ran (when asked for). */
   cpuSamples: { atMs: number; cpuS: number }[];
 }
@@ -75,7 +77,7 @@ export const timeProctor = async (
   const started = process.hrtime.bigint();
   const run = spawn(
     '/usr/bin/time',
-    ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...nodeArgs, cli, ...args],
+    ['-f', '%e %U %S %M %R', '-o', timeFile, process.execPath, ...nodeArgs, cli, ...args],
     {
       cwd,
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -99,7 +101,16 @@ export const timeProctor = async (
   clearInterval(sampler);
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   // The last line: a killed process gets a "Command terminated by signal" line before it.
-  const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  const [, user, sys, maxKb, minorFaults] =
+    readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
   const peakRssMb = Math.round((maxKb ?? 0) / 1024);
-  return { code, wallS, cpuS: (user ?? 0) + (sys ?? 0), sysS: sys ?? 0, peakRssMb, cpuSamples };
+  return {
+    code,
+    wallS,
+    cpuS: (user ?? 0) + (sys ?? 0),
+    sysS: sys ?? 0,
+    peakRssMb,
+    minorFaults: minorFaults ?? 0,
+    cpuSamples,
+  };
 };
