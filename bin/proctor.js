@@ -82,27 +82,34 @@ const compile = () => {
   const script = new Script(readFileSync(file, 'latin1'), { filename: file, ...(cachedData ? { cachedData } : {}) });
   return { script, stale: !cachedData || script.cachedDataRejected === true };
 };
-const { script, stale } = compile();
-if (stale) {
-  process.once('exit', (code) => {
-    // Only from a command that did its work (0, or 1 for failed cases): one refused for bad input or stopped holds
-    // little of what that command compiles, and its cache, taken as it is, would leave every later run to compile it.
-    if (code > 1) return;
-    try {
-      // V8 accepts a cache only under the flags it was made with: those set above, which a run changes.
-      for (const flag of startFlags) setFlagsFromString(flag);
-      const data = script.createCachedData();
-      for (const dir of cacheDirs) if (writeCache(dir, data)) break;
-    } catch {
-      // A cache that cannot be made costs the next start its compile, nothing else.
-    }
-  });
-}
-// A project's own modules (a module step, a transform) are imported from here: a script's import() needs a flag.
-globalThis[Symbol.for('proctor.import')] = (url) => import(url);
-const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+/** Compiles the CLI and runs the command line. */
+const run = () => {
+  const { script, stale } = compile();
+  if (stale) {
+    process.once('exit', (code) => {
+      // Only from a command that did its work (0, or 1 for failed cases): one refused for bad input or stopped holds
+      // little of what that command compiles, and its cache, taken as it is, would leave every later run to compile it.
+      if (code > 1) return;
+      try {
+        // V8 accepts a cache only under the flags it was made with: those set above, which a run changes.
+        for (const flag of startFlags) setFlagsFromString(flag);
+        const data = script.createCachedData();
+        for (const dir of cacheDirs) if (writeCache(dir, data)) break;
+      } catch {
+        // A cache that cannot be made costs the next start its compile, nothing else.
+      }
+    });
+  }
+  // A project's own modules (a module step, a transform) are imported from here: a script's import() needs a flag.
+  globalThis[Symbol.for('proctor.import')] = (url) => import(url);
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
 
-module.exports.main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+  module.exports.main(process.argv).then((code) => {
+    process.exitCode = code;
+  });
+};
+// `proctor --version` alone is answered from the package.json read above: compiling the CLI only to have commander
+// print the same line was half of that command's CPU.
+if (process.argv.length === 3 && ['--version', '-V'].includes(process.argv[2])) process.stdout.write(`${version}\n`);
+else run();

@@ -33,7 +33,10 @@ const positiveNumber = (value: string): number => {
   return n;
 };
 
-/** Builds the command tree. Each action imports its module on use, so `proctor --version` loads almost nothing. */
+/**
+ * Builds the command tree. Each action imports its module on use, so `proctor --help` loads almost nothing
+ * (`--version` alone is answered by bin/proctor.js).
+ */
 const program = (setCode: (code: number) => void): Command => {
   const root = new Command('proctor')
     .description('Evaluate AI agents and LLM applications, durably')

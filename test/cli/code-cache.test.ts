@@ -64,11 +64,15 @@ describe('the code cache', () => {
 
   it('is written again when V8 refuses it, the command unaffected', async () => {
     const { cacheDir, run } = setUp();
-    await run(['--version']);
+    await run(['--help']);
     const cache = onlyFile(cacheDir);
     writeFileSync(cache, 'not a code cache');
-    const result = await run(['--version']);
-    expect([result.code, result.stdout.trim(), result.stderr]).toEqual([0, '0.1.0', '']);
+    const result = await run(['--help']);
+    expect([result.code, result.stdout.split('\n')[0], result.stderr]).toEqual([
+      0,
+      'Usage: proctor [options] [command]',
+      '',
+    ]);
     expect(readFileSync(cache, 'utf8')).not.toBe('not a code cache');
   });
 
@@ -76,9 +80,23 @@ describe('the code cache', () => {
     const { cacheDir, run, tmp } = setUp();
     // A file where its folder would be: the package's own place cannot be written.
     writeFileSync(cacheDir, '');
-    expect((await run(['--version'])).stdout.trim()).toBe('0.1.0');
+    expect((await run(['--help'])).stdout).toContain('Usage: proctor');
     const [dir] = readdirSync(tmp);
     expect(dir).toMatch(/^proctor-code-cache-/);
     expect(onlyFile(join(tmp, dir as string))).toMatch(/-proctor\.bin$/);
+  });
+
+  it('is not needed by `--version` alone, which bin/proctor.js answers from package.json without compiling the CLI', async () => {
+    const { cacheDir, run, tmp } = setUp();
+    for (const flag of ['--version', '-V']) {
+      const result = await run([flag]);
+      expect([result.code, result.stdout, result.stderr]).toEqual([0, '0.1.0\n', '']);
+    }
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
+    // With anything else on its line, commander answers, the same, and the CLI's cache is written.
+    const result = await run(['--version', '--quiet']);
+    expect([result.code, result.stdout, result.stderr]).toEqual([0, '0.1.0\n', '']);
+    expect(onlyFile(cacheDir)).toMatch(/-proctor\.bin$/);
   });
 });
