@@ -339,11 +339,12 @@ try {
       });
       process.stdout.write(`${row(formatted(cells))}\n`);
       if (repeat > 1) {
-        const cpu = runs.map((cellsOfRun) => Number(cellsOfRun[columns.indexOf('cpu ms/case')]));
-        const wall = runs.map((cellsOfRun) => Number(cellsOfRun[columns.indexOf('wall/ideal')]));
-        const range = (xs: number[], places: number) =>
-          `${Math.min(...xs).toFixed(places)}-${Math.max(...xs).toFixed(places)}`;
-        process.stdout.write(`  ${repeat} runs: cpu ms/case ${range(cpu, 3)}, wall/ideal ${range(wall, 2)}\n`);
+        // A column's lowest and highest figure over the runs, printed with the column's digits.
+        const range = (column: string): string => {
+          const xs = runs.map((cellsOfRun) => Number(cellsOfRun[columns.indexOf(column)]));
+          return `${column} ${Math.min(...xs).toFixed(digits[column])}-${Math.max(...xs).toFixed(digits[column])}`;
+        };
+        process.stdout.write(`  ${repeat} runs: ${range('cpu ms/case')}, ${range('wall/ideal')}\n`);
       }
     }
   }

@@ -40,14 +40,14 @@ export const prompt: StepDef<typeof config> = {
       ...(out.truncated ? { truncated: true } : {}),
       ...(out.replayed ? { replayed: true } : {}),
     };
+    // A command target's stdout, stderr and exit code; the transcript only when it says more than prompt and text.
+    const commandOutput = out.process ?? null;
+    const kept = isSingleTurn(out.transcript, step.prompt, out.text)
+      ? { process: commandOutput }
+      : { transcript: out.transcript, process: commandOutput };
     return {
       ops: [{ op: 'set', path: `outputs.${ctx.stepId}`, value: summary }],
-      output: extended(
-        summary,
-        isSingleTurn(out.transcript, step.prompt, out.text)
-          ? { process: out.process ?? null }
-          : { transcript: out.transcript, process: out.process ?? null },
-      ) as unknown as Json,
+      output: extended(summary, kept) as unknown as Json,
     };
   },
 };
