@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AbortPool, type PooledAbort } from '../abort-pool.js';
 import { executeRun } from '../engine/execute-run.js';
 import { storedRequest } from '../engine/redact.js';
 import { Services } from '../engine/services.js';
@@ -41,7 +42,7 @@ const defaultClaimAfterMs = 1000;
 
 const canceled = { status: 'CANCELED', outcome: 'canceled' } as const;
 
-/** An eval case under way whose claim is not written yet (its controller is its entry in `active`). */
+/** An eval case under way whose claim is not written yet (its abort is its entry in `active`). */
 interface Unclaimed {
   startedAt: number;
   settle: (held: boolean) => void;
@@ -57,7 +58,9 @@ interface Unclaimed {
  */
 export class LocalRunner implements Runner {
   private readonly waiting = new Scheduler<Queued>();
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, { abort: PooledAbort; done: Promise<void> }>();
+  /** Each run's abort, handed to the next run once this one is done with it. */
+  private readonly aborts: AbortPool;
   /** By run id, in the order they started. */
   private readonly unclaimed = new Map<string, Unclaimed>();
   /** Runs whose work is under way: `active` less the runs that only await their commit. */
@@ -81,6 +84,7 @@ export class LocalRunner implements Runner {
     private readonly options: LocalRunnerOptions,
   ) {
     this.owner = options.owner ?? currentOwner();
+    this.aborts = new AbortPool(options.workers);
     // A plain copy of process.env: every read of it crosses into C++, and steps read the environment per run.
     // A spec's workspace pool never needs more slots than this runner has runs in flight.
     this.services = new Services(options.env ?? { ...process.env }, {
@@ -165,7 +169,7 @@ export class LocalRunner implements Runner {
     const running = this.active.get(runId);
     if (running) {
       // The run records its own end: CANCELED, or its real outcome when it finished first.
-      running.controller.abort();
+      running.abort.controller.abort();
       await running.done;
       return true;
     }
@@ -198,7 +202,7 @@ export class LocalRunner implements Runner {
     // Settled, not all: a store that cannot take these writes (lost) must not stop the running cases' abort and
     // the workspace teardown below; what stays QUEUED in the store is failed by `runs gc` later.
     await Promise.allSettled(queued.map((q) => this.store.finishRun(q.request.runId, canceled, now)));
-    for (const { controller } of this.active.values()) controller.abort();
+    for (const { abort } of this.active.values()) abort.controller.abort();
     let timeout: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => {
       timeout = setTimeout(resolve, this.options.stopTimeoutMs ?? 10_000);
@@ -239,7 +243,7 @@ export class LocalRunner implements Runner {
 
   private launch(queued: Queued): void {
     const { request } = queued;
-    const controller = new AbortController();
+    const abort = this.aborts.take();
     this.busy++;
     let working = true;
     // The slot, and the run's limits, are free once its work is done: its commit lands while the next run calls
@@ -267,7 +271,7 @@ export class LocalRunner implements Runner {
       store: this.store,
       services: this.services,
       owner: this.owner,
-      signal: controller.signal,
+      signal: abort.controller.signal,
       // submitMany created the instance with the run (a second instance of the same id would be refused).
       freshInstance: true,
       ...(claimed ? { claimed } : {}),
@@ -282,12 +286,13 @@ export class LocalRunner implements Runner {
       )
       .finally(() => {
         this.active.delete(request.runId);
+        this.aborts.give(abort);
         executed();
         this.runsEnded(1);
         this.pump();
         this.schedule();
       });
-    this.active.set(request.runId, { controller, done });
+    this.active.set(request.runId, { abort, done });
   }
 
   private holdsRuns(): boolean {
@@ -331,7 +336,7 @@ export class LocalRunner implements Runner {
         .claimRun(runId, this.owner, unclaimed.startedAt, 'grouped')
         .catch(() => false)
         .then((held) => {
-          if (!held) this.active.get(runId)?.controller.abort();
+          if (!held) this.active.get(runId)?.abort.controller.abort();
           unclaimed.settle(held);
         });
     }

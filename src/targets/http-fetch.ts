@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import net, { type Socket } from 'node:net';
+import { idleWhenDone } from '../abort-pool.js';
 import { tls } from '../node-modules.js';
 import { HttpReplyParser } from './http-reply-parser.js';
 
@@ -154,10 +155,14 @@ const watch = (signal: AbortSignal, exchange: Exchange): void => {
   if (!exchanges) {
     const watched = new Set<Exchange>();
     inFlight.set(signal, watched);
-    // Failing a call destroys its socket: that is what tells the server the caller has gone.
-    signal.addEventListener('abort', () => {
-      for (const e of watched) e.fail(abortError(signal));
-    });
+    // Failing a call destroys its socket: that is what tells the server the caller has gone. Left on the signal,
+    // idle once its calls are settled: a runner may hand the signal to its next run (abort-pool.ts).
+    signal.addEventListener(
+      'abort',
+      idleWhenDone(() => {
+        for (const e of watched) e.fail(abortError(signal));
+      }),
+    );
     exchanges = watched;
   }
   exchanges.add(exchange);
