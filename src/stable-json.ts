@@ -1,12 +1,74 @@
 /**
  * JSON with object keys sorted, so two equal values serialise the same whatever order they were written in.
- * Written straight to one string, without sorted copies or lists of parts: a plan serialises every test's vars
- * and assertions, and building sorted copies first doubled the cost of planning a large suite.
+ * Most values are written in key order already, and the others are copied in key order where they are not (only
+ * there), so JSON.stringify writes the text in one native pass: a plan serialises every test's vars and assertions,
+ * and writing an object's keys one by one here took twice as long as a copy of it and one pass.
  */
-export const stableJson = (value: unknown): string =>
-  // Most values are written in key order already: JSON.stringify then writes the same text in one native pass.
-  inKeyOrder(value) ? (JSON.stringify(value) ?? 'null') : sortedJson(value);
+export const stableJson = (value: unknown): string => {
+  const copy = ordered(value);
+  return copy === unorderable ? sortedJson(value) : (JSON.stringify(copy) ?? 'null');
+};
 
+/** What `ordered` gives for a value JSON.stringify cannot be handed in key order (see there). */
+const unorderable = Symbol('unorderable');
+
+/** An array index as a key: JSON.stringify writes those first, in numeric order, whatever order they were set in. */
+const indexKey = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * `value` as JSON.stringify must see it to write sortedJson's text: itself where it is already (primitives, plain
+ * objects with their keys in sorted order), else a copy. In a copy an object's keys are set in sorted order; a
+ * function or symbol is null, as in an array (JSON.stringify would drop it from an object); an object that is not
+ * plain (a class, a toJSON) is its own enumerable keys, as sortedJson writes it. `unorderable` when an object has an
+ * index key, which no copy keeps in sorted order, or a `__proto__` key, which a copy cannot set as its own.
+ */
+const ordered = (value: unknown): unknown => {
+  if (value === null) return null;
+  const type = typeof value;
+  if (type === 'function' || type === 'symbol') return null;
+  if (type !== 'object') return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const next = ordered(item);
+      if (next === item) continue;
+      if (next === unorderable) return unorderable;
+      out ??= value.slice();
+      out[i] = next;
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const proto: unknown = Object.getPrototypeOf(value);
+  let changed = proto !== Object.prototype && proto !== null;
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (i > 0 && (keys[i - 1] as string) > key) sorted = false;
+    if (key === '__proto__' || indexKey.test(key)) return unorderable;
+  }
+  const values: unknown[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const item = record[keys[i] as string];
+    const next = item === undefined ? undefined : ordered(item);
+    if (next === unorderable) return unorderable;
+    values[i] = next;
+    if (next !== item) changed = true;
+  }
+  if (sorted && !changed) return value;
+  const order = keys.map((_, i) => i);
+  if (!sorted) order.sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1));
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < order.length; i++) {
+    const at = order[i] as number;
+    out[keys[at] as string] = values[at];
+  }
+  return out;
+};
+
+/** stableJson's text written key by key: for a value with an object `ordered` cannot copy in key order. */
 const sortedJson = (value: unknown): string => {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
@@ -16,42 +78,9 @@ const sortedJson = (value: unknown): string => {
   }
   const record = value as Record<string, unknown>;
   let out = '{';
-  for (const key of sortedKeys(record)) {
+  for (const key of Object.keys(record).sort()) {
     const item = record[key];
     if (item !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${sortedJson(item)}`;
   }
   return `${out}}`;
-};
-
-/**
- * True when JSON.stringify writes `value` exactly as sortedJson does: every object a plain one (no toJSON, no
- * class) with its own keys in sorted order, which is the order JSON.stringify writes them in; no functions or
- * symbols, which sortedJson writes as null where JSON.stringify drops them.
- */
-const inKeyOrder = (value: unknown): boolean => {
-  if (value === null) return true;
-  const type = typeof value;
-  if (type === 'function' || type === 'symbol') return false;
-  if (type !== 'object') return true;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!inKeyOrder(value[i])) return false;
-    return true;
-  }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  const record = value as Record<string, unknown>;
-  let previous: string | undefined;
-  for (const key in record) {
-    if (previous !== undefined && previous > key) return false;
-    previous = key;
-    if (!inKeyOrder(record[key])) return false;
-  }
-  return true;
-};
-
-/** The keys in sorted order; most objects are written in it already, and those need no sort. */
-const sortedKeys = (record: Record<string, unknown>): string[] => {
-  const keys = Object.keys(record);
-  for (let i = 1; i < keys.length; i++) if ((keys[i - 1] as string) > (keys[i] as string)) return keys.sort();
-  return keys;
 };
