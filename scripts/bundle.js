@@ -1,5 +1,6 @@
 // Bundles the built CLI (dist/cli/main.js and the modules it reaches) into one CommonJS file, dist/proctor/main.cjs,
-// which bin/proctor.js compiles with V8's code cache; and the thread that reads a bundle's latest index into
+// which bin/proctor.js compiles with V8's code cache; the queue runner's client (BullMQ), which it requires on use, into
+// dist/proctor/queue-client.cjs; and the thread that reads a bundle's latest index into
 // dist/proctor/latest-rows-worker.cjs. Node resolved, read and linked ~1,300 ES module files one by one (~0.5 s of
 // CPU per command), and then compiled the ~60 chunks of a split bundle on every start (~45% of a one-case eval run's
 // instructions, its machine's CA certificates aside): one script, cached once compiled, costs neither. A command's
@@ -53,6 +54,25 @@ const commanderLazyChildProcess = {
     }));
   },
 };
+// BullMQ and its Redis client (with luxon, msgpackr and cron-parser) were 1.4 MB of the CLI's 3.7 MB, which every
+// command reads and copies (~28 ms of CPU for the whole script, most of it page faults) though only the queue runner
+// uses them: they are a script of their own, queue-client.cjs, which the queue runner's one import of them requires
+// when it runs (src/runners/queue-client.ts).
+const queueClientApart = {
+  name: 'queue-client-apart',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/queue-client\.js$/ }, (args) =>
+      path.basename(path.dirname(args.importer)) === 'runners'
+        ? { path: 'queue-client', namespace: 'queue-client-apart' }
+        : undefined,
+    );
+    plugin.onResolve({ filter: /^\.\/queue-client\.cjs$/ }, () => ({ path: './queue-client.cjs', external: true }));
+    plugin.onLoad({ filter: /.*/, namespace: 'queue-client-apart' }, () => ({
+      contents: "module.exports = require('./queue-client.cjs');",
+      loader: 'js',
+    }));
+  },
+};
 const outdir = path.join(root, 'dist', 'proctor');
 rmSync(outdir, { recursive: true, force: true });
 const common = {
@@ -84,8 +104,15 @@ const moduleUrl = "'use strict';var __proctorModuleUrl = require('node:url').pat
 await build({
   ...common,
   entryPoints: { main: path.join(root, 'dist', 'cli', 'main.js') },
+  plugins: [...common.plugins, queueClientApart],
   banner: { js: `(function (exports, require, module, __filename, __dirname) {${moduleUrl}` },
   footer: { js: '})' },
+});
+// The queue runner's client, which the CLI requires (queueClientApart).
+await build({
+  ...common,
+  entryPoints: { 'queue-client': path.join(root, 'dist', 'runners', 'queue-client.js') },
+  banner: { js: moduleUrl },
 });
 // A worker thread's entry, which Node loads as CommonJS.
 await build({
