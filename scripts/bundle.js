@@ -54,7 +54,7 @@ const commanderLazyChildProcess = {
     }));
   },
 };
-// BullMQ and its Redis client (with luxon, msgpackr and cron-parser) were 1.4 MB of the CLI's 3.7 MB, which every
+// BullMQ and its Redis client (with luxon, msgpackr and cron-parser) were 1.5 MB of the CLI's 3.7 MB, which every
 // command reads and copies (~28 ms of CPU for the whole script, most of it page faults) though only the queue runner
 // uses them: they are a script of their own, queue-client.cjs, which the queue runner's one import of them requires
 // when it runs (src/runners/queue-client.ts).

@@ -49,6 +49,10 @@ const ordered = (value: unknown): unknown => {
     if (i > 0 && (keys[i - 1] as string) > key) sorted = false;
     if (key === '__proto__' || indexKey.test(key)) return unorderable;
   }
+  if (!sorted) {
+    keys.sort();
+    changed = true;
+  }
   const values: unknown[] = new Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const item = record[keys[i] as string];
@@ -57,14 +61,9 @@ const ordered = (value: unknown): unknown => {
     values[i] = next;
     if (next !== item) changed = true;
   }
-  if (sorted && !changed) return value;
-  const order = keys.map((_, i) => i);
-  if (!sorted) order.sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1));
+  if (!changed) return value;
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < order.length; i++) {
-    const at = order[i] as number;
-    out[keys[at] as string] = values[at];
-  }
+  for (let i = 0; i < keys.length; i++) out[keys[i] as string] = values[i];
   return out;
 };
 
