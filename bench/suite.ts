@@ -25,12 +25,13 @@
 // each cell K times, each in a fresh project, and prints each column's median, then the range of the CPU per case
 // and of wall/ideal: one run's figures move by ±10% on a shared machine.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { httpRequest } from '../src/targets/http-fetch.js';
+import { writeSuite } from './suite-shape.js';
 import { median, root, startFakeServer, type TimedRun, timeProctor } from './support.js';
 
 const { values } = parseArgs({
@@ -51,52 +52,6 @@ const caseCounts = list(values.cases);
 const concurrencies = list(values.concurrency);
 const latencyMs = Number(values['latency-ms']);
 const repeat = Math.max(1, Number(values.repeat));
-
-// Varied text, deterministic per test: words picked by a small LCG seeded with the test's index.
-const words = [
-  ...'alpha harbour quartz lantern meadow cipher orbit velvet granite ember willow signal prism tundra falcon copper'.split(
-    ' ',
-  ),
-  ...'ribbon static marble cobalt thistle canyon beacon saffron river pepper glacier summit'.split(' '),
-];
-const phrase = (seed: number, length: number): string => {
-  let x = seed + 1;
-  return Array.from({ length }, () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return words[x % words.length];
-  }).join(' ');
-};
-
-const prompt = 'Ticket {{ ref }} from {{ customer }} about {{ topic }}: {{ body }}';
-/** Writes the suite; returns each test's prompt as Proctor renders it. */
-const writeSuite = (dir: string, n: number, url: string): string[] => {
-  const prompts: string[] = [];
-  const tests = Array.from({ length: n }, (_, i) => {
-    const vars = {
-      ref: `REF-${i}`,
-      customer: `${phrase(i, 2)} ${i % 97}`,
-      topic: phrase(i * 7, 3),
-      body: phrase(i * 13, 12 + (i % 30)),
-    };
-    prompts.push(`Ticket ${vars.ref} from ${vars.customer} about ${vars.topic}: ${vars.body}`);
-    const answer = `echo: ${prompts[i]}`;
-    return JSON.stringify({
-      id: `t${i}`,
-      vars,
-      assert: [
-        { type: 'contains', value: vars.ref },
-        { type: 'equals', value: i % 20 === 19 ? `${answer} (expected otherwise)` : answer },
-      ],
-    });
-  });
-  writeFileSync(join(dir, 'tests.jsonl'), `${tests.join('\n')}\n`);
-  writeFileSync(
-    join(dir, 'suite.eval.yaml'),
-    `targets:\n  - { kind: openai, base_url: "${url}", model: fake, api_key: bench }\n` +
-      `prompts: ["${prompt}"]\ntests: file://tests.jsonl\n`,
-  );
-  return prompts;
-};
 
 /** Seconds from the first request to the last reply: each prompt sent once, `j` in flight at a time. */
 const floorSeconds = async (url: string, prompts: readonly string[], j: number): Promise<number> => {

@@ -65,19 +65,20 @@ export const childrenOf = (pid: number): number[] => {
 
 /**
  * Runs `node [nodeArgs] bin/proctor.js args` in `cwd` under /usr/bin/time; with `sampleMs`, also reads the proctor
- * process's CPU that often (Date.now() and seconds, at /proc's 10 ms resolution).
+ * process's CPU that often (Date.now() and seconds, at /proc's 10 ms resolution). `bin`: another build's CLI.
  */
 export const timeProctor = async (
   cwd: string,
   args: string[],
   nodeArgs: string[] = [],
   sampleMs?: number,
+  bin = cli,
 ): Promise<TimedRun> => {
   const timeFile = join(cwd, 'time.txt');
   const started = process.hrtime.bigint();
   const run = spawn(
     '/usr/bin/time',
-    ['-f', '%e %U %S %M %R', '-o', timeFile, process.execPath, ...nodeArgs, cli, ...args],
+    ['-f', '%e %U %S %M %R', '-o', timeFile, process.execPath, ...nodeArgs, bin, ...args],
     {
       cwd,
       stdio: ['ignore', 'ignore', 'inherit'],
