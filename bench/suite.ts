@@ -1,9 +1,8 @@
 // Proctor's cost on a suite shaped like a real one (issue: performance).
 //   npx tsx bench/suite.ts [--cases 1000,5000] [--concurrency 50,200] [--latency-ms 50] [--dir DIR] [--cpu-prof]
 //   [--gc] [--keep] [--repeat K]
-// N distinct tests, each with its own vars (a few fields of varied text) and two assertions, `contains` and
-// `equals` on a per-test value, against one OpenAI-compatible target: the fake model server, in its own process,
-// which answers `echo: <prompt>`. One in 20 tests expects a wrong answer, so the bundle holds failures too.
+// N distinct tests of suite-shape.ts's shape (each its own vars and two assertions, one in 20 failing), against the
+// fake model server in its own process.
 // For each N × J it runs `proctor eval run -j J` in a fresh project and prints one row: wall time against the
 // ideal (N × latency ÷ J), Proctor's CPU per case (its process and children, not the server's), peak RSS, and
 // the size of the results bundle and of the store, the start: from the process's spawn to its first case starting

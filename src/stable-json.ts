@@ -56,7 +56,7 @@ const ordered = (value: unknown): unknown => {
   const values: unknown[] = new Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const item = record[keys[i] as string];
-    const next = item === undefined ? undefined : ordered(item);
+    const next = ordered(item);
     if (next === unorderable) return unorderable;
     values[i] = next;
     if (next !== item) changed = true;
