@@ -7,7 +7,7 @@
 // (A B, then B A, ...), each run in the same project with its store and bundle removed, and the figure is the median
 // of the pairs' B/A ratios, each taken a few seconds apart, not a ratio of two medians taken minutes apart. Each build
 // first makes its own `eval run` code cache with a one-case run (bin/proctor.js), as a user's every run but the first
-// finds it.
+// finds it. B may be bench/floor-eval.js, the least a durable eval of the suite costs: B/A is then that floor's share.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';

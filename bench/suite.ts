@@ -16,6 +16,9 @@
 // `late ms/case` is the CPU per case while the run's second half committed (from half of its cases to 95%, by CPU read
 // every 100 ms against the results' commit times in the store): a case's cost once the run is under way and its code
 // warm, without start-up, planning, the first cases and the end.
+// `floor cpu` is the CPU per case of floor-eval.js on the same project, run just before: the least a durable eval of
+// this suite costs here (Node's start, the requests, the rows committed to SQLite and appended to a file, nothing
+// else); `cpu/floor` is Proctor's CPU against it, a ratio that moves less from machine to machine than either.
 // Before the table, `node alone`: the CPU of `node -e 0` here, which every row's process spends before Proctor runs,
 // and what a page fault costs here; `faults/case` counts the run's (memory touched for the first time, mostly).
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
@@ -32,6 +35,9 @@ import Database from 'better-sqlite3';
 import { httpRequest } from '../src/targets/http-fetch.js';
 import { writeSuite } from './suite-shape.js';
 import { median, root, startFakeServer, type TimedRun, timeProctor } from './support.js';
+
+/** The least a durable eval of this suite costs (floor-eval.js), run as a CLI in each cell's project. */
+const floorEval = join(root, 'bench', 'floor-eval.js');
 
 const { values } = parseArgs({
   options: {
@@ -152,6 +158,8 @@ const lateMsPerCase = (store: string, samples: TimedRun['cpuSamples']): number |
 
 const columns = ['N', 'J', 'wall s', 'ideal s', 'wall/ideal', 'floor s', 'wall/floor', 'cpu ms/case', 'late ms/case'];
 columns.push(
+  'floor cpu',
+  'cpu/floor',
   'sys ms/case',
   'faults/case',
   'rss MB',
@@ -217,6 +225,8 @@ const measureCell = async (n: number, j: number): Promise<(number | string)[]> =
   const dir = mkdtempSync(join(values.dir, 'proctor-suite-'));
   try {
     const floor = await floorSeconds(server.url, writeSuite(dir, n, server.url), j);
+    const floorRun = await timeProctor(dir, ['eval', 'run', '-q', '-j', String(j)], [], undefined, floorEval);
+    rmSync(join(dir, '.proctor'), { recursive: true, force: true });
     const nodeArgs: string[] = [];
     if (values['cpu-prof'] && profDir === undefined) {
       profDir = mkdtempSync(join(tmpdir(), 'proctor-suite-prof-'));
@@ -240,7 +250,8 @@ const measureCell = async (n: number, j: number): Promise<(number | string)[]> =
     const span = caseTimes(join(results, runId ?? ''));
     const late = lateMsPerCase(join(dir, '.proctor', 'proctor.db'), run.cpuSamples);
     const cells: (number | string)[] = [n, j, run.wallS, ideal, run.wallS / ideal, floor, run.wallS / floor];
-    cells.push((run.cpuS * 1000) / n, late ?? '-', (run.sysS * 1000) / n, run.minorFaults / n, run.peakRssMb);
+    cells.push((run.cpuS * 1000) / n, late ?? '-', (floorRun.cpuS * 1000) / n, run.cpuS / floorRun.cpuS);
+    cells.push((run.sysS * 1000) / n, run.minorFaults / n, run.peakRssMb);
     cells.push(span.firstStarted - spawnedAt, exitedAt - span.lastFinished, span.p50, span.p99);
     cells.push(mb(bundle), kbPerCase(bundle), mb(store), kbPerCase(store), summary.counts.passed, String(run.code));
     if (values.gc) {
@@ -266,6 +277,8 @@ const digits: Record<string, number> = {
   'wall/floor': 2,
   'cpu ms/case': 3,
   'late ms/case': 3,
+  'floor cpu': 3,
+  'cpu/floor': 2,
   'sys ms/case': 3,
   'faults/case': 1,
   'bundle MB': 1,
