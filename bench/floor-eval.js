@@ -8,7 +8,7 @@
 // config or test checks, no templates engine, no plan, no engine, no journal, no identities, no progress or report:
 // everything Proctor adds to this costs at least what it costs here. It reads only bench/suite's project: the
 // target's base_url and the prompt from suite.eval.yaml by pattern, the tests from tests.jsonl. Exit 1 when a case
-// failed, as `proctor eval run`.
+// failed, as `proctor eval run`. Plain JavaScript, run by node itself: tsx's loader would add its own start-up.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
