@@ -72,7 +72,7 @@ function* failureSection(dir: string, total: number, list: FailureList): Generat
 
 /** Cases whose repeated samples (`--repeat`) disagree, with their pass fraction. */
 const flakySection = (repeats: RepeatTally): string[] => {
-  const flaky = repeats.judged({ kind: 'all' }).filter((c) => c.flaky);
+  const { flaky } = repeats.judge({ kind: 'all' });
   if (flaky.length === 0) return [];
   const shown = flaky
     .slice(0, markdownListed)

@@ -15,6 +15,8 @@ const turbofan = (on: boolean): void => setFlagsFromString(on ? '--turbofan' : '
  * bench/suite's 5,000 cases -j 50, alternated pairs against it on throughout: 3.4% less CPU (median ratio 0.966,
  * 8 pairs), peak RSS 131 -> 120 MB; valgrind 1,000 cases 2.915 -> 2.884 G. Without it, how much bytecode a function
  * runs before V8 tiers it up hardly matters (5,000 cases, 16× Node's budget against bin's 4×: 9.955 and 9.970 G).
+ * Checked again on a slower machine (bench/ab.ts): on from 3,000 cases, 11% more CPU at 5,000 (8 pairs); never on,
+ * 15% more at 20,000 (4 pairs).
  */
 export class OptimisationBudget {
   private tests = 0;

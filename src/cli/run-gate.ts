@@ -1,4 +1,4 @@
-import { describePassRule, type PassRule, type RepeatedCase, type RepeatTally } from '../bundle/repeats.js';
+import { describePassRule, type PassRule, type RepeatTally } from '../bundle/repeats.js';
 import { InputError } from '../errors.js';
 import { exitCodes } from './exit-codes.js';
 
@@ -32,36 +32,21 @@ export const planGate = (opts: { passRule?: string; failUnder?: string }): Gate 
 
 const pct = (passed: number, total: number): string => `${((total ? passed / total : 0) * 100).toFixed(1)}%`;
 
-/** Pass rates by target and overall, counting a repeated case once, as its rule decided. */
-const rates = (cases: readonly RepeatedCase[]) => {
-  const byTarget = new Map<string, { passed: number; total: number }>();
-  for (const c of cases) {
-    const t = byTarget.get(c.identity.target) ?? { passed: 0, total: 0 };
-    t.total++;
-    if (c.pass) t.passed++;
-    byTarget.set(c.identity.target, t);
-  }
-  return { byTarget, passed: cases.filter((c) => c.pass).length, total: cases.length };
-};
-
 /**
  * The exit code of a finished run and what decided it: flaky cases, the pass rule's count, the rate floor.
  * `repeats`: the bundle's latest rows grouped by case.
  */
 export const judgeRun = (repeats: RepeatTally, gate: Gate): { code: number; lines: string[] } => {
-  const cases = repeats.judged(gate.rule);
-  const repeated = cases.some((c) => c.samples > 1);
+  const r = repeats.judge(gate.rule);
   const lines: string[] = [];
-  const flaky = cases.filter((c) => c.flaky);
-  if (flaky.length) {
-    lines.push(`flaky (${flaky.length}):`);
-    for (const c of flaky) {
+  if (r.flaky.length) {
+    lines.push(`flaky (${r.flaky.length}):`);
+    for (const c of r.flaky) {
       const id = c.identity;
       lines.push(`  ${id.eval} · ${id.test} · ${id.prompt} · ${id.target}  ${c.passed}/${c.samples} passed`);
     }
   }
-  const r = rates(cases);
-  if (repeated || gate.rule.kind !== 'all') {
+  if (r.repeated || gate.rule.kind !== 'all') {
     lines.push(`pass rule ${describePassRule(gate.rule)}: ${r.passed} of ${r.total} case(s) pass`);
   }
   if (gate.failUnder === undefined) {

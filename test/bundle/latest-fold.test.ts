@@ -74,7 +74,7 @@ type Visitors = ReturnType<typeof visitors>;
 const outputs = (v: Visitors, summary: Summary) => ({
   summary: { ...summary, updated_at: '' },
   failures: v.failures.rows,
-  repeats: v.repeats.judged({ kind: 'all' }),
+  repeats: v.repeats.judge({ kind: 'all' }),
 });
 
 /** The outputs of a pass over the finished bundle, as the end of a run made them before the fold. */

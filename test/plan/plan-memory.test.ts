@@ -2,8 +2,6 @@
 // run's memory, so each case's share is bounded here. The slope between two plan sizes leaves out what any
 // plan holds once (loaded modules, compiled code).
 import { statSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { planEvalRun } from '../../src/plan/eval-plan.js';
@@ -12,10 +10,8 @@ import { draftTests } from '../../src/plan/load-tests.js';
 import type { PlannedCase } from '../../src/plan/matrix.js';
 import type { AssertionSpec } from '../../src/plan/spec.js';
 import { YamlSource } from '../../src/plan/yaml-source.js';
+import { gc, heapHeld } from '../support/heap.js';
 import { type TempProject, tempProject } from '../support/project.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 const projects: TempProject[] = [];
 afterAll(() => {
@@ -47,22 +43,6 @@ const suite = (n: number): TempProject => {
   });
   projects.push(p);
   return p;
-};
-
-/** The heap and the memory outside it that objects on it hold (a Buffer's bytes). */
-const used = (): number => {
-  const { heapUsed, external } = process.memoryUsage();
-  return heapUsed + external;
-};
-
-const heapHeld = <T>(hold: () => T): { bytes: number; held: T } => {
-  gc();
-  gc();
-  const before = used();
-  const held = hold();
-  gc();
-  gc();
-  return { bytes: used() - before, held };
 };
 
 describe('a plan in memory', () => {
