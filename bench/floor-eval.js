@@ -5,7 +5,7 @@
 // Node's start; the tests read and parsed once; per case its prompt rendered, one request on a keep-alive connection
 // (Proctor's own HTTP client), the reply parsed, both assertions checked, and its row committed to SQLite (WAL,
 // synchronous = NORMAL, commits gathered over 20 ms, as Proctor's store) and then appended to an index.jsonl. No
-// config or test checks, no templates engine, no plan, no engine, no journal, no identities, no progress or report:
+// config or test checks, no template engine, no plan, no engine, no journal, no identities, no progress or report:
 // everything Proctor adds to this costs at least what it costs here. It reads only bench/suite's project: the
 // target's base_url and the prompt from suite.eval.yaml by pattern, the tests from tests.jsonl. Exit 1 when a case
 // failed, as `proctor eval run`. Plain JavaScript, run by node itself: tsx's loader would add its own start-up.

@@ -94,7 +94,7 @@ export const openSqliteStore = async (
   await migrate(db, 'sqlite');
   // Grouped writes (an eval case's claim and finish) wait up to 20 ms to share a commit: its WAL pages are most of
   // what a commit costs, and nothing waits on them but their report. 50 ms took 6-13% less CPU at 5,000 cases -j 50
-  // (a commit's ~50 WAL frames are mostly pages the commits before wrote too) but 7-9% more wall: the cases in
+  // (a commit's ~50 WAL frames of 8 KB are mostly pages the commits before wrote too) but 7-9% more wall: the cases in
   // flight fell from ~49 to ~47 and each took ~4 ms longer (alternated pairs); 30 ms was no different from 20. The
   // longer part is the model call itself (its p90 56 -> 67 ms): the replies come in bursts, one commit's worth at a
   // time, and wait on each other; a submit window twice as long, so no slot waits for a case, changed nothing.
