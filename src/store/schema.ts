@@ -309,8 +309,8 @@ const migrateInFull = async (db: Kysely<Database>, dialect: Dialect): Promise<vo
   if (dialect === 'postgres') await addCommitTxid(db);
   // The explorer's case table keeps only each key's latest attempt (a probe by key); its filters, counts and
   // facets read the covering index below instead of the wide rows. Keyed by a hash, each insert lands on a page of
-  // its own: a fifth of a 5,000-case run's WAL frames (0.46 of 2.2 a case, with 8 KB pages), yet a run without it took no less CPU
-  // (alternated pairs, as bench/ab.ts runs them: median ratio 1.02 over 8).
+  // its own: a fifth of a 5,000-case run's WAL frames (0.46 of 2.2 a case, with 8 KB pages), yet a run without it
+  // took no less CPU (alternated pairs, as bench/ab.ts runs them: median ratio 1.02 over 8).
   await db.schema
     .createIndex('results_group_key')
     .ifNotExists()

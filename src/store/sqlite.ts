@@ -36,6 +36,21 @@ const makeDirs = (dir: string): void => {
 // bin/proctor.js's importer. The checkpoint thread loads it from the path this resolves.
 const requireHere = createRequire(import.meta.url);
 
+/**
+ * A new store's pages: 16 KB (the default is 4). A case's result and journal rows are ~3 KB each, and fewer, fuller
+ * pages make the file smaller (8 KB: ~13% smaller than 4; 16 KB: 5% smaller than 8) and each commit's WAL frames
+ * fewer, each written with two pwrite calls (bench/ab.ts at 5,000 cases, against 8 KB: 2.5% less CPU, lower in 7 of
+ * 8 pairs; 32 KB: 2.1%). An existing store keeps its own (WAL mode fixes it).
+ */
+const newPageBytes = 16 * 1024;
+
+/**
+ * The WAL at which the writing connection checkpoints itself, ~80 MB whatever the store's page size: rarer than the
+ * default 4 MB, so a run's commits seldom wait on one, and the WAL file stays bounded. A run that gets there has a
+ * thread checkpointing meanwhile (wal-checkpointer.ts), which leaves this one little to copy.
+ */
+const walCheckpointBytes = 80_000 * 1024;
+
 /** The SQLite file, opened in WAL mode (so readers never block the writer), or why it cannot be. */
 const openFile = async (file: string): Promise<SqliteDatabase> => {
   const BetterSqlite3 = requireHere('better-sqlite3') as typeof import('better-sqlite3');
@@ -43,12 +58,8 @@ const openFile = async (file: string): Promise<SqliteDatabase> => {
   try {
     if (file !== ':memory:') makeDirs(dirname(file));
     sqlite = new BetterSqlite3(file);
-    // A new store's pages are 16 KB (the default is 4): a case's result and journal rows are ~3 KB each, and
-    // fewer, fuller pages make the file smaller (8 KB: ~13% smaller than 4; 16 KB: 5% smaller than 8) and each
-    // commit's WAL frames fewer, each written with two pwrite calls (bench/ab.ts at 5,000 cases, against 8 KB: 2.5%
-    // less CPU, lower in 7 of 8 pairs; 32 KB: 2.1%). An existing store keeps its own (WAL mode fixes it), so this is
-    // a no-op there.
-    sqlite.pragma('page_size = 16384');
+    // A no-op on an existing store.
+    sqlite.pragma(`page_size = ${newPageBytes}`);
     // The first statement that reads the file (setting page_size does not): a file that is not a database fails here.
     sqlite.pragma('journal_mode = WAL');
     return sqlite;
@@ -67,10 +78,9 @@ export const openSqliteStore = async (
   // NORMAL is durable across a process crash in WAL mode; only a power loss can drop the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
-  // A checkpoint every ~80 MB of WAL (5,000 pages of 16 KB): rarer than the default 4 MB, so a run's commits seldom
-  // wait on one, and the WAL file stays bounded. A run that gets there has a thread checkpointing meanwhile
-  // (wal-checkpointer.ts), which leaves this one little to copy.
-  sqlite.pragma('wal_autocheckpoint = 5000');
+  // Counted in the store's own pages: 5,000 of a new store's, 10,000 of one made with 8 KB pages.
+  const pageBytes = sqlite.pragma('page_size', { simple: true }) as number;
+  sqlite.pragma(`wal_autocheckpoint = ${Math.round(walCheckpointBytes / pageBytes)}`);
   // 4 MB of page cache (default 2 MB): a run's writes return to few pages (the right edges of its tables and
   // indexes, the runs it updates); 16 MB cost the same instructions at 5,000 cases (valgrind, 11.93 and 11.87 G) and
   // 6-12 MB more peak RSS, which the run's young generation puts to better use (src/cli/commands/eval-run.ts).

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { eventually } from '../support/eventually.js';
@@ -68,5 +69,32 @@ describe('WAL checkpoints on a thread of their own', () => {
     await store.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
     expect(dbBytes()).toBeGreaterThan(empty);
+  });
+
+  // ~20 KB of instance spec a run: 100 runs a write, ~2 MB of WAL.
+  const largeRuns = (from: number) =>
+    Array.from({ length: 100 }, (_, i) => ({ ...newRun(`r${from + i}`), spec: { text: 'x'.repeat(20_000) } }));
+
+  it.each([
+    ['a new store (16 KB pages)', undefined],
+    ['a store made with 8 KB pages', 8192],
+  ])('leave %s to checkpoint itself only at ~80 MB of WAL, whatever its page size', async (_, pageBytes) => {
+    if (pageBytes) {
+      const old = new Database(file);
+      old.pragma(`page_size = ${pageBytes}`);
+      old.pragma('journal_mode = WAL');
+      old.close();
+    }
+    // No thread: only the store's own connection checkpoints.
+    const store = await openSqliteStore(file, { ...checkpointing, fromBytes: 2 ** 40 });
+    try {
+      const empty = dbBytes();
+      for (let i = 0; i < 24; i++) await store.createRuns(largeRuns(i * 100));
+      // Past 5,000 pages of 8 KB (40 MB), short of 80 MB: nothing copied into the file yet.
+      expect(walBytes()).toBeGreaterThan(45 * 1024 * 1024);
+      expect(dbBytes()).toBe(empty);
+    } finally {
+      await store.close();
+    }
   });
 });
