@@ -20,7 +20,9 @@
 // this suite costs here (Node's start, the requests, the rows committed to SQLite and appended to a file, nothing
 // else); `cpu/floor` is Proctor's CPU against it, a ratio that moves less from machine to machine than either.
 // Before the table, `node alone`: the CPU of `node -e 0` here, which every row's process spends before Proctor runs,
-// and what a page fault costs here; `faults/case` counts the run's (memory touched for the first time, mostly).
+// and what a page fault costs here; `faults/case` counts the run's (memory touched for the first time, mostly); and
+// `a one-case run`: the CPU of a run of one case, Proctor's and floor-eval.js's, which every run spends whatever its
+// size: at N cases, 1/N of it is in each case's `cpu ms/case`.
 // --cpu-prof profiles the first cell and prints the top 15 functions by self time; its .cpuprofile files are kept.
 // --gc then runs `proctor runs gc --older-than 0s` and adds the store's size per case after pruning the finished
 // runs' step state. --keep leaves each project (its store and bundle) in place and prints where. --repeat K runs
@@ -34,7 +36,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { httpRequest } from '../src/targets/http-fetch.js';
 import { writeSuite } from './suite-shape.js';
-import { median, root, startFakeServer, type TimedRun, timeProctor } from './support.js';
+import { cli, median, root, startFakeServer, type TimedRun, timeProctor } from './support.js';
 
 /** The least a durable eval of this suite costs (floor-eval.js), run as a CLI in each cell's project. */
 const floorEval = join(root, 'bench', 'floor-eval.js');
@@ -212,11 +214,29 @@ const server = await startFakeServer(latencyMs);
 const warm = mkdtempSync(join(values.dir, 'proctor-suite-'));
 writeSuite(warm, 1, server.url);
 await timeProctor(warm, ['eval', 'run', '-q']);
+
+/**
+ * CPU ms of a one-case run (median of 5, each into a fresh store and bundle) of `bin`: what a run costs whatever its
+ * size (Node's start, loading, opening the store, the report), a part of each case's CPU that falls as 1/N.
+ */
+const oneCaseMs = async (bin: string): Promise<number> => {
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    rmSync(join(warm, '.proctor'), { recursive: true, force: true });
+    runs.push((await timeProctor(warm, ['eval', 'run', '-q'], [], undefined, bin)).cpuS * 1000);
+  }
+  return median(runs);
+};
+const [proctorOne, floorOne] = [await oneCaseMs(cli), await oneCaseMs(floorEval)];
 rmSync(warm, { recursive: true, force: true });
 const certs = process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set: Node reads every CA certificate' : '';
 process.stdout.write(`latency ${latencyMs} ms, project under ${values.dir}\n`);
 process.stdout.write(`node alone (node -e 0): ${nodeStartMs().toFixed(0)} ms of CPU per start${certs}\n`);
 process.stdout.write(`a page fault: ${pageFaultUs().toFixed(1)} µs of CPU (touching fresh memory)\n`);
+process.stdout.write(
+  `a one-case run: ${proctorOne.toFixed(0)} ms of CPU (floor-eval.js: ${floorOne.toFixed(0)} ms), ` +
+    `${(proctorOne / 1000).toFixed(3)} ms of each case's CPU at 1,000 cases\n`,
+);
 process.stdout.write(`${row(columns)}\n`);
 let profDir: string | undefined;
 
