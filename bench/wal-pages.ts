@@ -7,7 +7,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 type Sqlite = typeof BetterSqlite3;
 
 /**
- * Keeps every frame in the WAL until the store closes: no checkpoint (the store asks for one every 10,000 pages),
+ * Keeps every frame in the WAL until the store closes: no checkpoint (the store asks for one every ~16 MB of WAL),
  * so `walPages` finds them all. Call before opening the store.
  */
 export const keepWal = (sqlite: Sqlite): void => {

@@ -231,7 +231,6 @@ export class KyselyStore implements Store {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly onClose: () => Promise<void> = async () => {},
     private readonly sections: WriteSections<Database> = kyselySections(),
     groupCommitMs = 0,
   ) {
@@ -612,7 +611,6 @@ export class KyselyStore implements Store {
   async close(): Promise<void> {
     await this.batch.flush();
     await this.db.destroy();
-    await this.onClose();
   }
 
   listGroups(filter: explorer.GroupFilter): Promise<explorer.GroupSummary[]> {

@@ -7,7 +7,6 @@ import { directSections } from './direct-sqlite.js';
 import { KyselyStore } from './kysely-store.js';
 import { openFailure, StoreOpenError } from './open-error.js';
 import { type Database, migrate } from './schema.js';
-import { defaultCheckpointing, WalCheckpointer, type WalCheckpointerOptions } from './wal-checkpointer.js';
 
 const hint =
   'point [store] url at a place this user can write, e.g. url = "sqlite:.proctor/proctor.db" (relative to the project root)';
@@ -33,7 +32,7 @@ const makeDirs = (dir: string): void => {
 };
 
 // better-sqlite3 is required, not imported: the addon is CommonJS, and the bundle's import() would need
-// bin/proctor.js's importer. The checkpoint thread loads it from the path this resolves.
+// bin/proctor.js's importer.
 const requireHere = createRequire(import.meta.url);
 
 /**
@@ -45,11 +44,16 @@ const requireHere = createRequire(import.meta.url);
 const newPageBytes = 16 * 1024;
 
 /**
- * The WAL at which the writing connection checkpoints itself, ~80 MB whatever the store's page size: rarer than the
- * default 4 MB, so a run's commits seldom wait on one, and the WAL file stays bounded. A run that gets there has a
- * thread checkpointing meanwhile (wal-checkpointer.ts), which leaves this one little to copy.
+ * The WAL at which the writing connection checkpoints itself, ~16 MB whatever the store's page size (SQLite's own
+ * 1,000 pages of a new store). Each checkpoint copies the pages changed since the one before and lets the WAL start
+ * over, so the file stays that size and its pages are written again rather than new ones taken from the kernel.
+ * Against a WAL let grow to ~32 MB and then checkpointed by a thread of its own (which cost ~80 ms of CPU to start),
+ * bench/ab.ts: 5,000 cases -j 50, 7.6% less CPU (lower in 8 of 8 pairs), wall 1.01, peak RSS 124 -> 115 MB; 1,000
+ * cases: CPU the same, wall 0.99 (the close has less to copy); 20,000 and 100,000 cases: within the noise. 4 and 8
+ * MB did no better than 16. A checkpoint on the committing connection waits for the disk (two fsync calls, ~3 ms
+ * each here), which an 80 MB one made ~325 ms.
  */
-const walCheckpointBytes = 80_000 * 1024;
+const walCheckpointBytes = 16 * 1024 * 1024;
 
 /** The SQLite file, opened in WAL mode (so readers never block the writer), or why it cannot be. */
 const openFile = async (file: string): Promise<SqliteDatabase> => {
@@ -69,16 +73,13 @@ const openFile = async (file: string): Promise<SqliteDatabase> => {
   }
 };
 
-/** Opens (creating if needed) a SQLite store; `checkpointing`: when a thread takes over its WAL checkpoints. */
-export const openSqliteStore = async (
-  file: string,
-  checkpointing: WalCheckpointerOptions = defaultCheckpointing,
-): Promise<KyselyStore> => {
+/** Opens (creating if needed) a SQLite store. */
+export const openSqliteStore = async (file: string): Promise<KyselyStore> => {
   const sqlite = await openFile(file);
   // NORMAL is durable across a process crash in WAL mode; only a power loss can drop the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
-  // Counted in the store's own pages: 5,000 of a new store's, 10,000 of one made with 8 KB pages.
+  // Counted in the store's own pages: 1,000 of a new store's, 2,000 of one made with 8 KB pages.
   const pageBytes = sqlite.pragma('page_size', { simple: true }) as number;
   sqlite.pragma(`wal_autocheckpoint = ${Math.round(walCheckpointBytes / pageBytes)}`);
   // 4 MB of page cache (default 2 MB): a run's writes return to few pages (the right edges of its tables and
@@ -108,9 +109,5 @@ export const openSqliteStore = async (
   // flight fell from ~49 to ~47 and each took ~4 ms longer (alternated pairs); 30 ms was no different from 20. The
   // longer part is the model call itself (its p90 56 -> 67 ms): the replies come in bursts, one commit's worth at a
   // time, and wait on each other; a submit window twice as long, so no slot waits for a case, changed nothing.
-  const checkpointer =
-    file === ':memory:'
-      ? undefined
-      : new WalCheckpointer(sqlite.name, requireHere.resolve('better-sqlite3'), checkpointing);
-  return new KyselyStore(db, async () => checkpointer?.close(), directSections(sqlite, prepare), 20);
+  return new KyselyStore(db, directSections(sqlite, prepare), 20);
 };
