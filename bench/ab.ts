@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeSuite } from './suite-shape.js';
-import { median, startFakeServer, type TimedRun, timeProctor } from './support.js';
+import { median, startFakeServer, type TimedRun, timeFreshEvalRun } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,17 +50,11 @@ const project = mkdtempSync(join(values.dir, 'proctor-ab-'));
 const warm = mkdtempSync(join(values.dir, 'proctor-ab-warm-'));
 const runs: Record<Build, TimedRun[]> = { A: [], B: [] };
 
-/** One run of `build` in `dir`, after its last run's store and bundle are removed. */
-const runIn = async (dir: string, build: Build, args: string[]): Promise<TimedRun> => {
-  rmSync(join(dir, '.proctor'), { recursive: true, force: true });
-  return timeProctor(dir, ['eval', 'run', '-q', ...args], [], undefined, builds[build]);
-};
-
 const perCase = (s: number): string => ((s * 1000) / n).toFixed(3);
 
 try {
   writeSuite(warm, 1, server.url);
-  for (const build of ['A', 'B'] as const) await runIn(warm, build, []);
+  for (const build of ['A', 'B'] as const) await timeFreshEvalRun(warm, builds[build]);
   writeSuite(project, n, server.url);
   const ideal = (n * latencyMs) / j / 1000;
   process.stdout.write(
@@ -70,7 +64,7 @@ try {
   for (let p = 0; p < pairs; p++) {
     const order: Build[] = p % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
     for (const build of order) {
-      const run = await runIn(project, build, ['-j', String(j)]);
+      const run = await timeFreshEvalRun(project, builds[build], ['-j', String(j)]);
       // One test in 20 expects a wrong answer: a whole run exits 1.
       if (run.code !== 1) process.stdout.write(`  ${build} exited ${run.code}, not 1: not a whole run's figures\n`);
       runs[build].push(run);

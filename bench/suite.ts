@@ -36,7 +36,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { httpRequest } from '../src/targets/http-fetch.js';
 import { writeSuite } from './suite-shape.js';
-import { cli, median, root, startFakeServer, type TimedRun, timeProctor } from './support.js';
+import { cli, median, root, startFakeServer, type TimedRun, timeFreshEvalRun, timeProctor } from './support.js';
 
 /** The least a durable eval of this suite costs (floor-eval.js), run as a CLI in each cell's project. */
 const floorEval = join(root, 'bench', 'floor-eval.js');
@@ -221,10 +221,7 @@ await timeProctor(warm, ['eval', 'run', '-q']);
  */
 const oneCaseMs = async (bin: string): Promise<number> => {
   const runs: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    rmSync(join(warm, '.proctor'), { recursive: true, force: true });
-    runs.push((await timeProctor(warm, ['eval', 'run', '-q'], [], undefined, bin)).cpuS * 1000);
-  }
+  for (let i = 0; i < 5; i++) runs.push((await timeFreshEvalRun(warm, bin)).cpuS * 1000);
   return median(runs);
 };
 const [proctorOne, floorOne] = [await oneCaseMs(cli), await oneCaseMs(floorEval)];

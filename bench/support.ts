@@ -1,6 +1,6 @@
 // What the benchmarks that run `proctor eval run` against the fake model server share.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -114,4 +114,10 @@ export const timeProctor = async (
     minorFaults: minorFaults ?? 0,
     cpuSamples,
   };
+};
+
+/** `eval run -q args` of `bin` in `dir`, timed, after the last run's store and bundle there are removed. */
+export const timeFreshEvalRun = (dir: string, bin: string, args: string[] = []): Promise<TimedRun> => {
+  rmSync(join(dir, '.proctor'), { recursive: true, force: true });
+  return timeProctor(dir, ['eval', 'run', '-q', ...args], [], undefined, bin);
 };

@@ -33,9 +33,9 @@ tests: [{ vars: { n: 1 } }, { vars: { n: 2 } }, { vars: { n: 3 } }]
     // One reading before the runs end and the last one the display is given; between them, a full reading when they
     // all have ended only where one is due (fullReadingDue: not within 20× what the first cost, which a loaded
     // machine can make longer than the cases' 300 ms). Waiting out the hour's interval would time the test out.
-    const done = readings.map((r) => r.done);
-    expect(done[0]).toBe(0);
-    expect(done.at(-1)).toBe(3);
-    expect(done.slice(1)).toEqual(done.length === 3 ? [3, 3] : [3]);
+    expect([
+      [0, 3],
+      [0, 3, 3],
+    ]).toContainEqual(readings.map((r) => r.done));
   }, 20_000);
 });
