@@ -30,10 +30,10 @@ startFlags.push('--semi-space-growth-factor=2');
 startFlags.push('--no-flush-bytecode');
 // V8 scavenges its young generation with up to 5 threads (its 4 workers and the main one), whatever the cores. On 2
 // cores they take turns with each other and with the model server's process, and each thread's share of a small
-// young generation costs more to hand out and take back than it saves: with the main thread alone, bench/ab.ts
-// (alternated pairs, 2 cores): 5,000 cases -j 50, 3.5% less CPU (lower in 9 of 10 pairs), wall the same; 1,000
-// cases, 2.0% less (10 of 12); 20,000 cases within the noise (+1.7%, 4 pairs). Read at each scavenge. Left to V8
-// where there are more cores, on which it was not measured.
+// young generation costs more to hand out and take back than it saves. With the main thread alone, in alternated
+// pairs on 2 cores: 5,000 cases -j 50, 1.5-3.5% less CPU (bench/ab.ts: lower in 5 of 8 pairs; 9 of 10 in a slower
+// phase of the machine), wall the same; 1,000 cases, 1.4-2.0% less (11 of 12); 20,000 cases within the noise.
+// Read at each scavenge. Left to V8 where there are more cores, on which it was not measured.
 if (availableParallelism() <= 2) startFlags.push('--no-parallel-scavenge');
 // An eval run turns V8's optimising compiler off, and on again by its size: on here, when its code cache is made.
 startFlags.push('--turbofan');
