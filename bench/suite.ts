@@ -213,7 +213,7 @@ const server = await startFakeServer(latencyMs);
 // first after an install does, made by a run of this kind.
 const warm = mkdtempSync(join(values.dir, 'proctor-suite-'));
 writeSuite(warm, 1, server.url);
-await timeProctor(warm, ['eval', 'run', '-q']);
+await timeFreshEvalRun(warm, cli);
 
 /**
  * CPU ms of a one-case run (median of 5, each into a fresh store and bundle) of `bin`: what a run costs whatever its
