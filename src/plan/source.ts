@@ -80,10 +80,9 @@ export abstract class Source {
     const path = [...base, ...rel];
     if (issue.code === 'unrecognized_keys') {
       const key = issue.keys[0] ?? '';
-      const at = valueAt(this.value, path);
-      const object = at !== null && typeof at === 'object' ? (at as Record<string, unknown>) : { [key]: null };
       const allowed = keysAt(schema, rel);
-      return this.unknownKey(path, object, allowed) ?? this.fail(path, `unknown key "${key}"`, 'remove it');
+      // The key zod names: the mapping may hold keys that another schema took (a step's `id` and `type`).
+      return this.unknownKey(path, { [key]: null }, allowed) ?? this.fail(path, `unknown key "${key}"`, 'remove it');
     }
     const label = pathLabel(path) || 'the document';
     return this.fail(path, `${label}: ${issue.message}`, hintFor(issue, label));

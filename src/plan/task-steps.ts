@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ancestors } from '../engine/dag.js';
 import { steps as stepDefs, stepKinds } from '../engine/steps/registry.js';
 import type { StepDef } from '../engine/steps/step.js';
@@ -17,6 +18,7 @@ import type { ProjectConfig, TargetSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 import { buildTarget } from './target-spec.js';
 import { promptStepSchema, stepCommonKeys, stepCommonSchema, verifyStepSchema } from './task-schema.js';
+import { objectSchema } from './zod-walk.js';
 
 /** What compiling steps needs to know beyond the steps themselves. */
 export interface StepScope {
@@ -101,6 +103,12 @@ const compileVerify = (
   };
 };
 
+/** A step type's schema with the keys every step has, for an error's hint of the keys a step may have. */
+const withCommonKeys = (config: z.ZodType): z.ZodType => {
+  const own = objectSchema(config);
+  return own ? stepCommonSchema.extend(own.shape) : config;
+};
+
 /** One step mapping: common keys, then its type's own keys, each error at its own node. */
 const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): StepSpec => {
   if (!isRecord(raw)) throw source.fail(at, 'a step must be a mapping', 'write `- id: NAME` and `type: …`');
@@ -119,7 +127,8 @@ const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): 
     // Every other type's YAML keys are its engine config: a new type needs no edit here.
     const def: StepDef = stepDefs[c.type as keyof typeof stepDefs];
     const checked = def.config.safeParse(rest);
-    if (!checked.success) throw source.zodError(checked.error, at, def.config);
+    // Its hint lists the keys every step has beside its type's own.
+    if (!checked.success) throw source.zodError(checked.error, at, withCommonKeys(def.config));
     config = rest as JsonObject;
   }
   return {

@@ -93,4 +93,12 @@ describe('steps around a test prompt', () => {
     const ws = inputError(() => load('prompts: ["go"]\nworkspace:\n  repos: [{ url: x, path: ../out }]\n'));
     expect(ws.format()).toMatch(/^evals\/a\.eval\.yaml:3:\d+: .*inside the workspace/);
   });
+
+  it("names the key a step type does not know, at its column, with the step's keys and its type's", () => {
+    const error = inputError(() =>
+      load('prompts: ["go"]\ntests:\n  - before:\n      - { id: x, type: exec, command: y, colour: red }\n'),
+    );
+    expect(error.format()).toMatch(/^evals\/a\.eval\.yaml:4:42: unknown key "colour" in tests\[0\]\.before\[0\]/);
+    expect(error.hint).toMatch(/Known keys: .*\bid\b.*\btype\b.*\bcommand\b.*\bready\b/);
+  });
 });
