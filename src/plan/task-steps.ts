@@ -32,6 +32,12 @@ export interface StepScope {
   defaultTarget: TargetSpec | undefined;
 }
 
+/** A step type's schema with the keys every step has, for an error's hint of the keys a step may have. */
+const withCommonKeys = (config: z.ZodType): z.ZodType => {
+  const own = objectSchema(config);
+  return own ? stepCommonSchema.extend(own.shape) : config;
+};
+
 /** A target as a step or a task names it: a label of proctor.toml or an inline mapping. */
 export const resolveTarget = (source: Source, at: Path, raw: unknown, scope: StepScope): TargetSpec => {
   if (typeof raw === 'string') {
@@ -53,7 +59,7 @@ export const resolveTarget = (source: Source, at: Path, raw: unknown, scope: Ste
 
 const compilePrompt = (source: Source, at: Path, rest: Record<string, unknown>, scope: StepScope): JsonObject => {
   const parsed = promptStepSchema.safeParse(rest);
-  if (!parsed.success) throw source.zodError(parsed.error, at, promptStepSchema);
+  if (!parsed.success) throw source.zodError(parsed.error, at, withCommonKeys(promptStepSchema));
   const target =
     parsed.data.target === undefined
       ? scope.defaultTarget
@@ -86,7 +92,7 @@ const compileVerify = (
   scope: StepScope,
 ): JsonObject => {
   const parsed = verifyStepSchema.safeParse(rest);
-  if (!parsed.success) throw source.zodError(parsed.error, at, verifyStepSchema);
+  if (!parsed.success) throw source.zodError(parsed.error, at, withCommonKeys(verifyStepSchema));
   const v = parsed.data;
   const asserts = v.assert.map((a, i) => buildAssertion(source, [...at, 'assert', i], a, scope.baseDir));
   const judges = resolveJudges(asserts, scope.config.defaults.judge, (label) => scope.config.targets[label]);
@@ -101,12 +107,6 @@ const compileVerify = (
     assert: asserts.map(assertionConfig),
     judges: judgeRefs(asserts, judges, scope.config.root),
   };
-};
-
-/** A step type's schema with the keys every step has, for an error's hint of the keys a step may have. */
-const withCommonKeys = (config: z.ZodType): z.ZodType => {
-  const own = objectSchema(config);
-  return own ? stepCommonSchema.extend(own.shape) : config;
 };
 
 /** One step mapping: common keys, then its type's own keys, each error at its own node. */
@@ -127,7 +127,6 @@ const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): 
     // Every other type's YAML keys are its engine config: a new type needs no edit here.
     const def: StepDef = stepDefs[c.type as keyof typeof stepDefs];
     const checked = def.config.safeParse(rest);
-    // Its hint lists the keys every step has beside its type's own.
     if (!checked.success) throw source.zodError(checked.error, at, withCommonKeys(def.config));
     config = rest as JsonObject;
   }

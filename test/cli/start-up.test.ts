@@ -1,9 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliPath } from '../support/cli.js';
-import { loadedSources } from '../support/loaded-sources.js';
+import { loadedSources, nodeModulesLoaded } from '../support/loaded-sources.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
 let project: TempProject | undefined;
@@ -47,28 +43,15 @@ describe('what a command loads', () => {
   it('starts as a CommonJS program: an eval run never starts ES module loading, which a module step still gets', () => {
     project = tempProject({
       'a.eval.yaml': evalWith('{{ word }}'),
-      'notes.cjs':
-        "process.on('exit', () => require('node:fs').writeFileSync(process.env.NOTES, process.moduleLoadList.join('\\n')));\n",
       'step.mjs': 'export async function execute() {\n  return { set: { ok: true } };\n}\n',
+      'step.task.yaml': 'id: step\nsteps:\n  - {id: s, type: module, module: step.mjs}\n',
     });
-    const notes = join(project.dir, 'loaded.txt');
-    // Node's own modules a command loaded, by a CommonJS preload (an ES module one would start the loader itself).
-    const loaded = (args: string[]): string[] => {
-      const run = spawnSync(process.execPath, ['-r', join(project!.dir, 'notes.cjs'), cliPath, ...args], {
-        cwd: project!.dir,
-        encoding: 'utf8',
-        env: { ...process.env, NOTES: notes },
-      });
-      expect(run.status, run.stderr).toBe(0);
-      return readFileSync(notes, 'utf8').split('\n');
-    };
     // The modules that load, link and evaluate ES modules: what an ES module entry costs every start (~8 ms).
-    const esmLoading = /^NativeModule internal\/modules\/esm\/(module_job|translators|resolve)$/;
-    expect(loaded(['eval', 'run', '-q']).filter((m) => esmLoading.test(m))).toEqual([]);
-    writeFileSync(
-      join(project.dir, 'step.task.yaml'),
-      'id: step\nsteps:\n  - {id: s, type: module, module: step.mjs}\n',
-    );
-    expect(loaded(['task', 'run', 'step.task.yaml']).filter((m) => esmLoading.test(m))).not.toEqual([]);
+    const esmLoading = (args: string[]): string[] =>
+      nodeModulesLoaded(args, (project as TempProject).dir).filter((m) =>
+        /^NativeModule internal\/modules\/esm\/(module_job|translators|resolve)$/.test(m),
+      );
+    expect(esmLoading(['eval', 'run', '-q'])).toEqual([]);
+    expect(esmLoading(['task', 'run', 'step.task.yaml'])).not.toEqual([]);
   });
 });

@@ -81,3 +81,25 @@ export const loadedSources = (args: readonly string[], cwd: string): string[] =>
     rmSync(dir, { recursive: true, force: true });
   }
 };
+
+/**
+ * Node's internal modules the built CLI loaded running `args` in `cwd` (`process.moduleLoadList`, e.g.
+ * `NativeModule internal/modules/esm/loader`), noted at exit by a CommonJS preload: loadedSources's ES module one
+ * would start Node's ES module loader itself.
+ */
+export const nodeModulesLoaded = (args: readonly string[], cwd: string): string[] => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'proctor-loads-'));
+  try {
+    const log = path.join(dir, 'loaded.log');
+    const notes = path.join(dir, 'notes.cjs');
+    writeFileSync(
+      notes,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));\n`,
+    );
+    const run = spawnSync(process.execPath, ['-r', notes, cliPath, ...args], { cwd, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`proctor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+    return readFileSync(log, 'utf8').split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
