@@ -23,9 +23,13 @@ export const prepareQuery = <Args extends unknown[]>(
   const markers = Array.from({ length: arity }, (_, i) => `\u0000proctor-parameter-${i}\u0000`);
   const built = build(...(markers as unknown as Args)).compile();
   const compiled = { ...built, sql: namedText(built.sql) };
-  const slots = compiled.parameters.map((p) => markers.indexOf(p as string));
+  // By a map, not markers.indexOf: a 40-row insert binds 520 markers of one length, and searching the list for each
+  // compared ~135,000 strings, ~2% of a 1,000-case run's instructions (valgrind) for its one chunk of 40.
+  const markerSlots = new Map(markers.map((marker, i) => [marker, i]));
+  const slots = compiled.parameters.map((p) => (typeof p === 'string' ? (markerSlots.get(p) ?? -1) : -1));
+  const bound = new Set(slots);
   for (let i = 0; i < arity; i++) {
-    if (!slots.includes(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);
+    if (!bound.has(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);
   }
   // Most statements bind exactly their arguments, in order: the arguments are then the parameters, not copied.
   const bindsArgs = slots.length === arity && slots.every((slot, i) => slot === i);
