@@ -1,6 +1,6 @@
 // Two builds of Proctor on the same suite, side by side (issue: performance): does a change cost less CPU or wall?
 //   npx tsx bench/ab.ts --cli <checkout>/bin/proctor.js --cli <other>/bin/proctor.js [--cases 5000] [--concurrency 50]
-//   [--pairs 8] [--latency-ms 50] [--dir DIR]
+//   [--pairs 8] [--latency-ms 50] [--dir DIR] [--instructions]
 // The first CLI is A, the second B, each of a checkout (or a copy of one) after `npm run build`: each runs `eval run
 // -j J` on bench/suite's suite (suite-shape.ts) of N tests, against one fake model server. On a shared machine one
 // build's runs spread by ±15% within minutes, more than most changes move them; so the builds run in alternated pairs
@@ -8,12 +8,16 @@
 // of the pairs' B/A ratios, each taken a few seconds apart, not a ratio of two medians taken minutes apart. Each build
 // first makes its own `eval run` code cache with a one-case run (bin/proctor.js), as a user's every run but the first
 // finds it. B may be bench/floor-eval.js, the least a durable eval of the suite costs: B/A is then that floor's share.
+// --instructions counts each run's instructions with valgrind instead (support.ts countInstructions): the count of
+// one build moves by ~1% between runs, so 2 to 4 pairs tell a 2% change apart, which CPU time on a shared machine
+// (one build's runs spread by 15% and more) does not in 30. Instructions are not time: a change in system calls,
+// page faults or waiting shows in CPU and wall alone.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeSuite } from './suite-shape.js';
-import { median, startFakeServer, type TimedRun, timeFreshEvalRun } from './support.js';
+import { countInstructions, median, startFakeServer, type TimedRun, timeFreshEvalRun } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '8' },
     'latency-ms': { type: 'string', default: '50' },
     dir: { type: 'string', default: tmpdir() },
+    instructions: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.cases);
@@ -51,16 +56,49 @@ const warm = mkdtempSync(join(values.dir, 'proctor-ab-warm-'));
 const runs: Record<Build, TimedRun[]> = { A: [], B: [] };
 
 const perCase = (s: number): string => ((s * 1000) / n).toFixed(3);
+const ideal = (n * latencyMs) / j / 1000;
 
 try {
   writeSuite(warm, 1, server.url);
   for (const build of ['A', 'B'] as const) await timeFreshEvalRun(warm, builds[build]);
   writeSuite(project, n, server.url);
-  const ideal = (n * latencyMs) / j / 1000;
   process.stdout.write(
     `${n} cases -j ${j}, ${latencyMs} ms a call (ideal wall ${ideal.toFixed(2)} s), ${pairs} pairs\n`,
   );
   process.stdout.write(`A ${builds.A}\nB ${builds.B}\n`);
+  if (values.instructions) await compareInstructions();
+  else await compareTimes();
+} finally {
+  server.stop();
+  rmSync(project, { recursive: true, force: true });
+  rmSync(warm, { recursive: true, force: true });
+}
+
+/** Each build's instructions per run, in alternated pairs, and the median of the pairs' B/A. */
+async function compareInstructions(): Promise<void> {
+  const counts: Record<Build, number[]> = { A: [], B: [] };
+  const giga = (count: number): string => (count / 1e9).toFixed(3);
+  for (let p = 0; p < pairs; p++) {
+    const order: Build[] = p % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
+    for (const build of order) counts[build].push(await countInstructions(project, builds[build], ['-j', String(j)]));
+    const [a, b] = [counts.A[p] as number, counts.B[p] as number];
+    process.stdout.write(`pair ${p + 1}: instructions A ${giga(a)} G B ${giga(b)} G (B/A ${(b / a).toFixed(4)})\n`);
+  }
+  for (const build of ['A', 'B'] as const) {
+    const all = counts[build];
+    process.stdout.write(
+      `${build}: ${giga(median(all))} G instructions (${giga(Math.min(...all))}-${giga(Math.max(...all))}), ` +
+        `${(median(all) / n / 1e6).toFixed(3)} M a case\n`,
+    );
+  }
+  const ratios = counts.A.map((a, p) => (counts.B[p] as number) / a);
+  process.stdout.write(
+    `B/A, median of the pairs: instructions ${median(ratios).toFixed(4)} (B fewer in ${ratios.filter((r) => r < 1).length} of ${pairs})\n`,
+  );
+}
+
+/** Each build's CPU and wall per run, in alternated pairs, and the medians of the pairs' B/A. */
+async function compareTimes(): Promise<void> {
   for (let p = 0; p < pairs; p++) {
     const order: Build[] = p % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
     for (const build of order) {
@@ -91,8 +129,4 @@ try {
     `B/A, median of the pairs: cpu ${median(cpu).toFixed(3)} (B lower in ${cpu.filter((r) => r < 1).length} of ` +
       `${pairs}), wall ${median(ratios((r) => r.wallS)).toFixed(3)}\n`,
   );
-} finally {
-  server.stop();
-  rmSync(project, { recursive: true, force: true });
-  rmSync(warm, { recursive: true, force: true });
 }

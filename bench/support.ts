@@ -121,3 +121,29 @@ export const timeFreshEvalRun = (dir: string, bin: string, args: string[] = []):
   rmSync(join(dir, '.proctor'), { recursive: true, force: true });
   return timeProctor(dir, ['eval', 'run', '-q', ...args], [], undefined, bin);
 };
+
+/**
+ * The instructions a fresh `eval run -q args` of `bin` in `dir` executes, counted by valgrind's callgrind (all its
+ * threads): unlike CPU time, the count does not move with the machine's load, so two builds a percent apart can be
+ * told apart in a few runs where CPU time needs dozens of pairs. The run is ~50× slower under valgrind, and the fake
+ * model server's latency is then a small part of it. Throws when valgrind is missing or prints no count.
+ */
+export const countInstructions = async (dir: string, bin: string, args: string[] = []): Promise<number> => {
+  rmSync(join(dir, '.proctor'), { recursive: true, force: true });
+  const run = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, bin, 'eval', 'run', '-q', ...args],
+    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  run.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  await new Promise<void>((resolve, reject) => {
+    run.on('error', (error) => reject(new Error(`cannot run valgrind (apt-get install valgrind): ${error.message}`)));
+    run.on('close', () => resolve());
+  });
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
+  if (refs === undefined) throw new Error(`valgrind printed no instruction count:\n${stderr.slice(-2000)}`);
+  return Number(refs.replaceAll(',', ''));
+};
