@@ -80,7 +80,11 @@ async function compareInstructions(): Promise<void> {
   const giga = (count: number): string => (count / 1e9).toFixed(3);
   for (let p = 0; p < pairs; p++) {
     const order: Build[] = p % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
-    for (const build of order) counts[build].push(await countInstructions(project, builds[build], ['-j', String(j)]));
+    for (const build of order) {
+      const run = await countInstructions(project, builds[build], ['-j', String(j)]);
+      if (run.code !== 1) process.stdout.write(`  ${build} exited ${run.code}, not 1: not a whole run's count\n`);
+      counts[build].push(run.instructions);
+    }
     const [a, b] = [counts.A[p] as number, counts.B[p] as number];
     process.stdout.write(`pair ${p + 1}: instructions A ${giga(a)} G B ${giga(b)} G (B/A ${(b / a).toFixed(4)})\n`);
   }

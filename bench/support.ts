@@ -128,7 +128,11 @@ export const timeFreshEvalRun = (dir: string, bin: string, args: string[] = []):
  * told apart in a few runs where CPU time needs dozens of pairs. The run is ~50× slower under valgrind, and the fake
  * model server's latency is then a small part of it. Throws when valgrind is missing or prints no count.
  */
-export const countInstructions = async (dir: string, bin: string, args: string[] = []): Promise<number> => {
+export const countInstructions = async (
+  dir: string,
+  bin: string,
+  args: string[] = [],
+): Promise<{ instructions: number; code: number | null }> => {
   rmSync(join(dir, '.proctor'), { recursive: true, force: true });
   const run = spawn(
     'valgrind',
@@ -139,11 +143,12 @@ export const countInstructions = async (dir: string, bin: string, args: string[]
   run.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  await new Promise<void>((resolve, reject) => {
+  // valgrind exits as the program it ran did.
+  const code = await new Promise<number | null>((resolve, reject) => {
     run.on('error', (error) => reject(new Error(`cannot run valgrind (apt-get install valgrind): ${error.message}`)));
-    run.on('close', () => resolve());
+    run.on('close', resolve);
   });
   const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
   if (refs === undefined) throw new Error(`valgrind printed no instruction count:\n${stderr.slice(-2000)}`);
-  return Number(refs.replaceAll(',', ''));
+  return { instructions: Number(refs.replaceAll(',', '')), code };
 };
