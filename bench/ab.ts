@@ -53,10 +53,10 @@ type Build = keyof typeof builds;
 const server = await startFakeServer(latencyMs);
 const project = mkdtempSync(join(values.dir, 'proctor-ab-'));
 const warm = mkdtempSync(join(values.dir, 'proctor-ab-warm-'));
-const runs: Record<Build, TimedRun[]> = { A: [], B: [] };
 
 const perCase = (s: number): string => ((s * 1000) / n).toFixed(3);
 const ideal = (n * latencyMs) / j / 1000;
+const runArgs = ['-j', String(j)];
 
 try {
   writeSuite(warm, 1, server.url);
@@ -74,28 +74,46 @@ try {
   rmSync(warm, { recursive: true, force: true });
 }
 
-/** Each build's instructions per run, in alternated pairs, and the median of the pairs' B/A. */
-async function compareInstructions(): Promise<void> {
-  const counts: Record<Build, number[]> = { A: [], B: [] };
-  const giga = (count: number): string => (count / 1e9).toFixed(3);
+/**
+ * Runs `measure` for each build in alternated pairs (A B, then B A, ...), says when a run did not exit 1 (one test in
+ * 20 expects a wrong answer: a whole run exits 1), and calls `onPair` with each pair's two results.
+ */
+async function alternatedPairs<R extends { code: number | null }>(
+  measure: (bin: string) => Promise<R>,
+  onPair: (p: number, a: R, b: R) => void,
+): Promise<Record<Build, R[]>> {
+  const results: Record<Build, R[]> = { A: [], B: [] };
   for (let p = 0; p < pairs; p++) {
     const order: Build[] = p % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
     for (const build of order) {
-      const run = await countInstructions(project, builds[build], ['-j', String(j)]);
-      if (run.code !== 1) process.stdout.write(`  ${build} exited ${run.code}, not 1: not a whole run's count\n`);
-      counts[build].push(run.instructions);
+      const run = await measure(builds[build]);
+      if (run.code !== 1) process.stdout.write(`  ${build} exited ${run.code}, not 1: not a whole run's figures\n`);
+      results[build].push(run);
     }
-    const [a, b] = [counts.A[p] as number, counts.B[p] as number];
-    process.stdout.write(`pair ${p + 1}: instructions A ${giga(a)} G B ${giga(b)} G (B/A ${(b / a).toFixed(4)})\n`);
+    onPair(p, results.A[p] as R, results.B[p] as R);
   }
+  return results;
+}
+
+/** Each build's instructions per run, in alternated pairs, and the median of the pairs' B/A. */
+async function compareInstructions(): Promise<void> {
+  const giga = (count: number): string => (count / 1e9).toFixed(3);
+  const runs = await alternatedPairs(
+    (bin) => countInstructions(project, bin, runArgs),
+    (p, a, b) =>
+      process.stdout.write(
+        `pair ${p + 1}: instructions A ${giga(a.instructions)} G B ${giga(b.instructions)} G ` +
+          `(B/A ${(b.instructions / a.instructions).toFixed(4)})\n`,
+      ),
+  );
   for (const build of ['A', 'B'] as const) {
-    const all = counts[build];
+    const all = runs[build].map((r) => r.instructions);
     process.stdout.write(
       `${build}: ${giga(median(all))} G instructions (${giga(Math.min(...all))}-${giga(Math.max(...all))}), ` +
         `${(median(all) / n / 1e6).toFixed(3)} M a case\n`,
     );
   }
-  const ratios = counts.A.map((a, p) => (counts.B[p] as number) / a);
+  const ratios = runs.A.map((a, p) => (runs.B[p] as typeof a).instructions / a.instructions);
   process.stdout.write(
     `B/A, median of the pairs: instructions ${median(ratios).toFixed(4)} (B fewer in ${ratios.filter((r) => r < 1).length} of ${pairs})\n`,
   );
@@ -103,20 +121,14 @@ async function compareInstructions(): Promise<void> {
 
 /** Each build's CPU and wall per run, in alternated pairs, and the medians of the pairs' B/A. */
 async function compareTimes(): Promise<void> {
-  for (let p = 0; p < pairs; p++) {
-    const order: Build[] = p % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
-    for (const build of order) {
-      const run = await timeFreshEvalRun(project, builds[build], ['-j', String(j)]);
-      // One test in 20 expects a wrong answer: a whole run exits 1.
-      if (run.code !== 1) process.stdout.write(`  ${build} exited ${run.code}, not 1: not a whole run's figures\n`);
-      runs[build].push(run);
-    }
-    const [a, b] = [runs.A[p] as TimedRun, runs.B[p] as TimedRun];
-    process.stdout.write(
-      `pair ${p + 1}: cpu ms/case A ${perCase(a.cpuS)} B ${perCase(b.cpuS)} (B/A ${(b.cpuS / a.cpuS).toFixed(3)}), ` +
-        `wall s A ${a.wallS.toFixed(2)} B ${b.wallS.toFixed(2)} (B/A ${(b.wallS / a.wallS).toFixed(3)})\n`,
-    );
-  }
+  const runs = await alternatedPairs(
+    (bin) => timeFreshEvalRun(project, bin, runArgs),
+    (p, a, b) =>
+      process.stdout.write(
+        `pair ${p + 1}: cpu ms/case A ${perCase(a.cpuS)} B ${perCase(b.cpuS)} (B/A ${(b.cpuS / a.cpuS).toFixed(3)}), ` +
+          `wall s A ${a.wallS.toFixed(2)} B ${b.wallS.toFixed(2)} (B/A ${(b.wallS / a.wallS).toFixed(3)})\n`,
+      ),
+  );
   for (const build of ['A', 'B'] as const) {
     const cpu = runs[build].map((r) => r.cpuS);
     const wall = median(runs[build].map((r) => r.wallS));

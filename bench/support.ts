@@ -116,9 +116,12 @@ export const timeProctor = async (
   };
 };
 
+/** Removes the last run's store and bundle from `dir`, so that the next run there starts fresh. */
+const clearRun = (dir: string): void => rmSync(join(dir, '.proctor'), { recursive: true, force: true });
+
 /** `eval run -q args` of `bin` in `dir`, timed, after the last run's store and bundle there are removed. */
 export const timeFreshEvalRun = (dir: string, bin: string, args: string[] = []): Promise<TimedRun> => {
-  rmSync(join(dir, '.proctor'), { recursive: true, force: true });
+  clearRun(dir);
   return timeProctor(dir, ['eval', 'run', '-q', ...args], [], undefined, bin);
 };
 
@@ -133,7 +136,7 @@ export const countInstructions = async (
   bin: string,
   args: string[] = [],
 ): Promise<{ instructions: number; code: number | null }> => {
-  rmSync(join(dir, '.proctor'), { recursive: true, force: true });
+  clearRun(dir);
   const run = spawn(
     'valgrind',
     ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, bin, 'eval', 'run', '-q', ...args],

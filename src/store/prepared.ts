@@ -26,7 +26,7 @@ export const prepareQuery = <Args extends unknown[]>(
   // By a map, not markers.indexOf: a 40-row insert binds 520 markers of one length, and searching the list for each
   // compared ~135,000 strings, ~2% of a 1,000-case run's instructions (valgrind) for its one chunk of 40.
   const markerSlots = new Map(markers.map((marker, i) => [marker, i]));
-  const slots = compiled.parameters.map((p) => (typeof p === 'string' ? (markerSlots.get(p) ?? -1) : -1));
+  const slots = compiled.parameters.map((p) => markerSlots.get(p as string) ?? -1);
   const bound = new Set(slots);
   for (let i = 0; i < arity; i++) {
     if (!bound.has(i)) throw new Error(`prepared query does not bind argument ${i}: ${compiled.sql}`);

@@ -52,54 +52,56 @@ const bundleSourcesRun = (coverageDir: string): string[] => {
   return [...sourcesOf(bundle).filter((s) => !wrapped.has(s)), ...ran];
 };
 
+/** `use` given a new temporary folder, removed when it returns or throws. */
+const inTempDir = <T>(use: (dir: string) => T): T => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'proctor-loads-'));
+  try {
+    return use(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** Runs the built CLI with `args` in `cwd`, Node given `nodeArgs` first; throws, naming the command, unless it exits 0. */
+const runCli = (nodeArgs: string[], args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): void => {
+  const run = spawnSync(process.execPath, [...nodeArgs, cliPath, ...args], { cwd, encoding: 'utf8', env });
+  if (run.status !== 0) throw new Error(`proctor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+};
+
 /**
  * Runs the built CLI with `args` in `cwd` and lists the source files of everything it ran: the bundle's modules
  * that it started (bundleSourcesRun), the CommonJS files it required and Node's own modules (`node:NAME`). What a
  * command starts it evaluates on every start, so this is what a test of start-up cost counts.
  */
-export const loadedSources = (args: readonly string[], cwd: string): string[] => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'proctor-loads-'));
-  try {
+export const loadedSources = (args: readonly string[], cwd: string): string[] =>
+  inTempDir((dir) => {
     const log = path.join(dir, 'noted.log');
     const notes = path.join(dir, 'notes.mjs');
     writeFileSync(notes, exitNotesModule(log));
     writeFileSync(log, '');
     const coverage = path.join(dir, 'coverage');
-    const run = spawnSync(process.execPath, ['--import', pathToFileURL(notes).href, cliPath, ...args], {
-      cwd,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_V8_COVERAGE: coverage },
-    });
-    if (run.status !== 0) throw new Error(`proctor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+    runCli(['--import', pathToFileURL(notes).href], args, cwd, { ...process.env, NODE_V8_COVERAGE: coverage });
     const noted = [...new Set(readFileSync(log, 'utf8').split('\n'))];
     const required = noted.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
     return [
       ...new Set([...bundleSourcesRun(coverage), ...required.flatMap(sourcesOf)]),
       ...noted.filter((l) => l.startsWith('node:')),
     ];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+  });
 
 /**
  * Node's internal modules the built CLI loaded running `args` in `cwd` (`process.moduleLoadList`, e.g.
  * `NativeModule internal/modules/esm/loader`), noted at exit by a CommonJS preload: loadedSources's ES module one
  * would start Node's ES module loader itself.
  */
-export const nodeModulesLoaded = (args: readonly string[], cwd: string): string[] => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'proctor-loads-'));
-  try {
+export const nodeModulesLoaded = (args: readonly string[], cwd: string): string[] =>
+  inTempDir((dir) => {
     const log = path.join(dir, 'loaded.log');
     const notes = path.join(dir, 'notes.cjs');
     writeFileSync(
       notes,
       `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));\n`,
     );
-    const run = spawnSync(process.execPath, ['-r', notes, cliPath, ...args], { cwd, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`proctor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+    runCli(['-r', notes], args, cwd);
     return readFileSync(log, 'utf8').split('\n');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+  });
