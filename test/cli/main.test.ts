@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failureReport } from '../../src/cli/main.js';
 import { InputError } from '../../src/errors.js';
 import { StoreLostError } from '../../src/store/reconnect.js';
-import { cliPath } from '../support/cli.js';
-import { type TempProject, tempProject } from '../support/project.js';
+import { cliPath, runCli } from '../support/cli.js';
+import { onlyBundle, type TempProject, tempProject } from '../support/project.js';
 
 let project: TempProject | undefined;
 afterEach(() => project?.remove());
@@ -59,6 +61,30 @@ describe('the CLI at its edges', () => {
     expect(run.head).toMatch(/^bundle: .*out\n$/);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+  });
+
+  // bin/proctor.js ends a command without Node's teardown, which would close a SQLite handle left open (checkpointing
+  // its WAL into the file); so every command must close its store itself, and a user can copy proctor.db alone.
+  it('ends each command with its SQLite store in one file, whatever the exit code', async () => {
+    project = tempProject({
+      'a.eval.yaml':
+        'targets: [{kind: echo}]\nprompts: ["hi {{ n }}"]\ntests:\n  - vars: {n: 1}\n    assert: [{type: contains, value: "hi 1"}]\n  - vars: {n: 2}\n    assert: [{type: contains, value: nope}]\n',
+    });
+    const cwd = project.dir;
+    const leftBeside = (): string[] =>
+      readdirSync(join(cwd, '.proctor')).filter((name) => name.startsWith('proctor.db-'));
+    expect((await runCli(['eval', 'run', '-q'], { cwd })).code).toBe(1);
+    expect(leftBeside()).toEqual([]);
+    for (const args of [
+      ['runs', 'list'],
+      ['results', 'show', onlyBundle(project)],
+      ['eval', 'run', '-q', '--resume'],
+    ]) {
+      await runCli(args, { cwd });
+      expect(leftBeside()).toEqual([]);
+    }
+    expect((await runCli(['runs', 'show', 'no-such-run'], { cwd })).code).toBe(2);
+    expect(leftBeside()).toEqual([]);
   });
 
   it('reports an unexpected error as a bug: the stack, then how to report it, exit 1', () => {
