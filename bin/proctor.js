@@ -36,8 +36,12 @@ const startFlags = ['--heap-growing-percent=50'];
 // A queue worker's cases cost ~35% more CPU at Node's budget, and no less at 8× or 16× (bench/worker-cpu.ts).
 // An eval run of fewer than 10,000 cases does without the optimising compiler (src/cli/optimisation-budget.ts).
 startFlags.push('--interrupt-budget=270336');
-// V8's own growth of the young generation, which a run stops and lets go again (src/cli/young-generation.ts).
-startFlags.push('--semi-space-growth-factor=2');
+// The young generation starts at 2 MB, and a command's start (its modules, their schemas) fills it several times over
+// with objects that live as long as the command: each collection copies them, and at V8's growth (×2, once most of
+// it survives) a one-case eval run made 6 before it ran its case. Grown ×8 at once, to 16 MB: 3, a one-case run
+// 900 -> 870 M instructions (valgrind), CPU 0.975 (perf stat, alternated pairs: lower in 14 of 16). A run stops its
+// growth and lets it go again (src/cli/young-generation.ts), then leaves it at V8's own ×2.
+startFlags.push('--semi-space-growth-factor=8');
 // V8 drops the bytecode of a function that has not run for a few full collections, and compiles it again when it
 // next runs: a run's start-up and planning code, met again by its report. A 1,000-case run that made two full
 // collections recompiled ~40 M instructions' worth (valgrind: Compiler::Compile 121 -> 81 M without flushing); at
