@@ -48,6 +48,14 @@ export interface EvalRunFlags extends EvalFilters {
   budgetUsd?: number;
 }
 
+/** How a plan loads its suite, besides what the command line says. */
+export interface PlanOptions {
+  /** Told of each test as it loads. */
+  onTestLoaded?: () => void;
+  /** How many JSONL tests the plan holds whole (load-tests.ts wholeJsonlTests by default); the rest by their line. */
+  wholeTests?: number;
+}
+
 export interface EvalRunPlan {
   config: ProjectConfig;
   /** The eval run's id: its cases' group, and the name of a new bundle. */
@@ -139,7 +147,7 @@ const selectFromPrior = (
 /**
  * Loads and validates everything a run of the project `config` needs and selects the cases (all, or those
  * `--resume` / `--rerun-failed` leave to run); each compiles into its task when the dispatcher takes it. Throws InputError on bad input before anything is written,
- * so a bad file never leaves a half-made bundle or store record. `onTestLoaded` is told of each test as it loads.
+ * so a bad file never leaves a half-made bundle or store record.
  */
 export const planEvalRun = (
   config: ProjectConfig,
@@ -147,7 +155,7 @@ export const planEvalRun = (
   paths: readonly string[],
   flags: EvalRunFlags,
   env: Env,
-  onTestLoaded?: () => void,
+  { onTestLoaded, wholeTests }: PlanOptions = {},
 ): EvalRunPlan => {
   // The earlier bundle's index is read on another thread while the suite loads.
   const started = startPriorRead(flags.resume ?? flags.rerunFailed, config, cwd);
@@ -161,6 +169,7 @@ export const planEvalRun = (
       given: givenVars(flags),
       prints: loaded,
       ...(onTestLoaded ? { onTest: onTestLoaded } : {}),
+      ...(wholeTests !== undefined ? { wholeTests } : {}),
     }),
     flags,
   );

@@ -10,7 +10,15 @@ import type { Env } from './env.js';
 import { chatSchema, defaultTestSchema, evalShapeSchema, promptObjectSchema } from './eval-schema.js';
 import { displayPath, isFileRef, readFileRef } from './files.js';
 import { resolveJudges } from './judges.js';
-import { draftTests, finishTests, type StepCompiler, type TestDefaults, type TestFinish } from './load-tests.js';
+import {
+  draftTests,
+  finishTests,
+  type StepCompiler,
+  type TestDefaults,
+  type TestFinish,
+  type WholeTests,
+  wholeTests,
+} from './load-tests.js';
 import type { LoadedPrints, PrintScope } from './matrix.js';
 import { labelProblem, toEvalOptions } from './options.js';
 import { parsedOnce } from './parse-once.js';
@@ -33,6 +41,8 @@ export interface LoadOptions {
   prints?: LoadedPrints;
   /** Told of each test as it is loaded: how far the loading of a large suite has got. */
   onTest?: () => void;
+  /** How many JSONL tests the plan holds whole, shared by its files (load-tests.ts wholeJsonlTests by default). */
+  wholeTests?: number;
 }
 
 /**
@@ -40,11 +50,16 @@ export interface LoadOptions {
  * and checked here, so a run never fails later for a reason the file could have said. Tests without an id
  * are named `t<N>` and prompts without one `p<N>`, N the 1-based position in the file.
  */
-export const loadEvalFile = (
+export const loadEvalFile = (file: string, config: ProjectConfig, env: Env, options: LoadOptions = {}): EvalSpec =>
+  fromEvalFile(file, config, env, options, wholeTests(options.wholeTests));
+
+/** loadEvalFile, its JSONL tests held whole while `whole` lasts (a plan's eval files share one). */
+const fromEvalFile = (
   file: string,
   config: ProjectConfig,
   env: Env,
-  { given = {}, prints, onTest }: LoadOptions = {},
+  { given = {}, prints, onTest }: LoadOptions,
+  whole: WholeTests,
 ): EvalSpec => {
   const abs = path.resolve(file);
   const display = displayPath(abs, config.root);
@@ -99,7 +114,7 @@ export const loadEvalFile = (
           onTest();
         }
       : (keep ?? onTest);
-  const finish: TestFinish = { defaults, compileSteps: around, given, visit, ...(loaded ? { loaded } : {}) };
+  const finish: TestFinish = { defaults, compileSteps: around, given, visit, whole, ...(loaded ? { loaded } : {}) };
   const tests = finishTests(draftTests(source, doc.tests, dir, config.root), finish);
   // An empty list is refused by the schema; a file holding no test (a CSV header alone) reaches here.
   if (doc.tests !== undefined && tests.length === 0)
@@ -172,7 +187,8 @@ export const loadEvalPaths = (
       );
     for (const f of found) if (!files.includes(f)) files.push(f);
   }
-  return files.map((f) => loadEvalFile(f, config, env, options));
+  const whole = wholeTests(options.wholeTests);
+  return files.map((f) => fromEvalFile(f, config, env, options, whole));
 };
 
 // Never walk into dependencies, VCS data or Proctor's own results: they are not the user's evals.

@@ -1,11 +1,13 @@
 // A JSONL file's tests are held by their line's place in the file and read back when their case is taken: what
 // a case runs must be exactly what the same tests written in YAML give, and a file changed meanwhile is refused.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { type EvalRunFlags, planEvalRun } from '../../src/plan/eval-plan.js';
 import { HeldTest } from '../../src/plan/held-test.js';
+import { wholeJsonlTests } from '../../src/plan/load-tests.js';
+import type { PlannedCase } from '../../src/plan/matrix.js';
 import type { SubmitRequest } from '../../src/runners/runner.js';
 import { inputError, tempProject } from './temp-project.js';
 
@@ -41,7 +43,9 @@ const project = (ref: 'tests.jsonl' | 'tests.yaml', lines = tests.map((t) => JSO
     'tests.yaml': tests.map((t) => `- ${JSON.stringify(t)}\n`).join(''),
   });
 
-const plan = (dir: string, flags: EvalRunFlags = {}) => planEvalRun(loadProjectConfig(dir, {}), dir, [], flags, {});
+/** A plan that holds every JSONL test by its line (a plan holds its first wholeJsonlTests whole). */
+const plan = (dir: string, flags: EvalRunFlags = {}, wholeTests = 0) =>
+  planEvalRun(loadProjectConfig(dir, {}), dir, [], flags, {}, { wholeTests });
 
 /** What a case runs and how it is known, without the group id each plan draws anew. */
 const ran = (r: SubmitRequest) => ({ task: r.task, key: r.case?.key, fingerprint: r.case?.fingerprint });
@@ -59,11 +63,47 @@ describe('tests held by their line in a JSONL file', () => {
     }
   });
 
+  it("are held whole up to the plan's count, across its eval files, and give the same requests either way", () => {
+    const dir = project('tests.jsonl');
+    writeFileSync(`${dir}/other.eval.yaml`, evalFile('tests.jsonl'));
+    /** How each eval file's tests are held, file by file: whole, or by their line. */
+    const holding = (planned: ReturnType<typeof plan>): string[][] => {
+      const files = new Map<string, Map<string, string>>();
+      for (let i = 0; i < planned.requests.size; i++) {
+        const c = planned.requests.peek(i) as PlannedCase;
+        const file = files.get(c.eval.path) ?? new Map<string, string>();
+        files.set(c.eval.path, file.set(c.test.id, c.test instanceof HeldTest ? 'line' : 'whole'));
+      }
+      return [...files.values()].map((file) => [...file.values()]);
+    };
+    const byLine = plan(dir);
+    const mixed = plan(dir, {}, tests.length + 1);
+    expect(holding(byLine).flat()).not.toContain('whole');
+    expect(holding(mixed)).toEqual([
+      ['whole', 'whole', 'whole', 'whole'],
+      ['whole', 'line', 'line', 'line'],
+    ]);
+    expect(holding(plan(dir, {}, wholeJsonlTests)).flat()).not.toContain('line');
+    const size = byLine.requests.size;
+    expect(mixed.requests.size).toBe(size);
+    expect(mixed.requests.take(size).map(ran)).toEqual(byLine.requests.take(size).map(ran));
+  });
+
   it('are told of once each as the plan loads them, not again when read back', () => {
     for (const ref of ['tests.jsonl', 'tests.yaml'] as const) {
       let told = 0;
       const dir = project(ref);
-      const planned = planEvalRun(loadProjectConfig(dir, {}), dir, [], {}, {}, () => told++);
+      const planned = planEvalRun(
+        loadProjectConfig(dir, {}),
+        dir,
+        [],
+        {},
+        {},
+        {
+          onTestLoaded: () => told++,
+          wholeTests: 0,
+        },
+      );
       expect(told).toBe(tests.length);
       planned.requests.take(planned.requests.size);
       expect(told).toBe(tests.length);

@@ -1,5 +1,5 @@
 // Expanding the matrix from the prints each test left as it was loaded: the same keys and fingerprints as from the
-// test read back, and no JSONL line read again to get them.
+// test read back, and no JSONL line read again to get them. Its JSONL tests are all held by their line (wholeTests: 0).
 import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,7 +40,8 @@ const project = (tests: readonly object[], judged = true): string =>
 const loadKept = (dir: string) => {
   const fingerprints = fingerprinter(dir, {});
   const loaded = new LoadedPrints(fingerprints);
-  return { evals: loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { prints: loaded }), fingerprints, loaded };
+  const evals = loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { prints: loaded, wholeTests: 0 });
+  return { evals, fingerprints, loaded };
 };
 
 const kept = (dir: string): PlannedCase[] => {
@@ -52,13 +53,13 @@ const kept = (dir: string): PlannedCase[] => {
 const whenAsked = (dir: string) => {
   const fingerprints = fingerprinter(dir, {});
   const loaded = new LoadedPrints(fingerprints, true);
-  const evals = loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { prints: loaded });
+  const evals = loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { prints: loaded, wholeTests: 0 });
   return { cases: expandMatrix(evals, fingerprints, { loaded }), fingerprints };
 };
 
 /** Every test read back from its line to be printed, as the matrix was expanded before prints were kept. */
 const readBack = (dir: string): PlannedCase[] =>
-  expandMatrix(loadEvalPaths([dir], loadProjectConfig(dir, {}), {}), fingerprinter(dir, {}));
+  expandMatrix(loadEvalPaths([dir], loadProjectConfig(dir, {}), {}, { wholeTests: 0 }), fingerprinter(dir, {}));
 
 const prints = (cases: readonly PlannedCase[]) => cases.map((c) => [c.key, c.fingerprint]);
 

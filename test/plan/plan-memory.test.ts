@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../src/plan/config.js';
 import { planEvalRun } from '../../src/plan/eval-plan.js';
 import { fingerprinter } from '../../src/plan/fingerprint.js';
-import { draftTests } from '../../src/plan/load-tests.js';
+import { draftTests, wholeJsonlTests } from '../../src/plan/load-tests.js';
 import type { PlannedCase } from '../../src/plan/matrix.js';
 import type { AssertionSpec } from '../../src/plan/spec.js';
 import { YamlSource } from '../../src/plan/yaml-source.js';
@@ -47,9 +47,10 @@ const suite = (n: number): TempProject => {
 
 describe('a plan in memory', () => {
   it('holds under 300 B per case of a suite whose tests each have their own vars and assertions', () => {
+    // Beyond the tests a plan holds whole (the next test): each held by its line.
     const [small, large] = [2_000, 22_000].map((n) => {
       const p = suite(n);
-      return heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}));
+      return heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}, { wholeTests: 0 }));
     });
     expect(large?.held.requests.size).toBe(22_000);
     expect(small?.held.requests.size).toBe(2_000);
@@ -63,14 +64,26 @@ describe('a plan in memory', () => {
     expect(perCase).toBeLessThan(300);
   });
 
+  it('holds its first tests whole, each under 1.5 KB more than by its line: ~15 MB at most, whatever its size', () => {
+    const p = suite(2_000);
+    const [byLine, whole] = [0, wholeJsonlTests].map((wholeTests) =>
+      heapHeld(() => planEvalRun(loadProjectConfig(p.dir, {}), p.dir, [], {}, {}, { wholeTests })),
+    );
+    // Measured (Node 20): 590-800 B more a test (its vars and assertions as loaded, against its line's place).
+    const perTest = ((whole?.bytes ?? 0) - (byLine?.bytes ?? 0)) / 2_000;
+    expect(perTest).toBeGreaterThan(200);
+    expect(perTest * wholeJsonlTests).toBeLessThan(15 * 2 ** 20);
+  });
+
   it('lets go of each planned case once its request is taken', async () => {
     const p = suite(1_000);
     const config = loadProjectConfig(p.dir, {});
     // Requests of a first plan are built once, so the code building them is optimised before the cases counted
     // here are taken: code optimised while they are taken may keep the one case it was compiled on (seen: one
     // test of 300, freed by a memory-reducing collection, never with --no-opt).
-    planEvalRun(config, p.dir, [], {}, {}).requests.take(1_000);
-    const plan = planEvalRun(config, p.dir, [], {}, {});
+    planEvalRun(config, p.dir, [], {}, {}, { wholeTests: 0 }).requests.take(1_000);
+    // Its tests held by their line: a test held whole stays with the plan (a bounded few: the test before).
+    const plan = planEvalRun(config, p.dir, [], {}, {}, { wholeTests: 0 });
     // A case and its test (held by its line: its vars and assertions are read back when used).
     const held = (i: number): WeakRef<object>[] => {
       const c = plan.requests.peek(i) as PlannedCase;
