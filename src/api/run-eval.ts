@@ -256,14 +256,7 @@ export const runEval = async (o: RunEvalOptions): Promise<RunEvalResult> => {
       const rows = await completeBundle(store, known);
       if (rows > 0) o.onCompleted?.(known, rows);
     }
-    const plan = planEvalRun(
-      o.config,
-      o.cwd,
-      o.paths,
-      o.flags,
-      o.env,
-      o.onTestLoaded ? { onTestLoaded: o.onTestLoaded } : {},
-    );
+    const plan = planEvalRun(o.config, o.cwd, o.paths, o.flags, o.env, { onTestLoaded: o.onTestLoaded });
     if (o.detach && withBudget(plan))
       throw new InputError(
         'a detached run (--detach, or the explorer starting one on the queue runner) cannot keep a budget: the command that follows the run dispatches within it',

@@ -51,7 +51,7 @@ export interface EvalRunFlags extends EvalFilters {
 /** How a plan loads its suite, besides what the command line says. */
 export interface PlanOptions {
   /** Told of each test as it loads. */
-  onTestLoaded?: () => void;
+  onTestLoaded?: (() => void) | undefined;
   /** How many JSONL tests the plan holds whole (load-tests.ts wholeJsonlTests by default); the rest by their line. */
   wholeTests?: number;
 }
@@ -168,8 +168,8 @@ export const planEvalRun = (
     loadEvalPaths(paths.length ? paths.map((p) => resolve(cwd, p)) : [resolve(cwd)], config, env, {
       given: givenVars(flags),
       prints: loaded,
-      ...(onTestLoaded ? { onTest: onTestLoaded } : {}),
-      ...(wholeTests !== undefined ? { wholeTests } : {}),
+      onTest: onTestLoaded,
+      wholeTests,
     }),
     flags,
   );

@@ -40,9 +40,9 @@ export interface LoadOptions {
   /** Keeps each test's prints as it is loaded. */
   prints?: LoadedPrints;
   /** Told of each test as it is loaded: how far the loading of a large suite has got. */
-  onTest?: () => void;
+  onTest?: (() => void) | undefined;
   /** How many JSONL tests the plan holds whole, shared by its files (load-tests.ts wholeJsonlTests by default). */
-  wholeTests?: number;
+  wholeTests?: number | undefined;
 }
 
 /**

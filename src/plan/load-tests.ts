@@ -62,8 +62,8 @@ export interface TestFinish {
   visit?: (test: TestSpec) => void;
   /** Sees each test once, whole, as it is loaded. */
   loaded?: (test: TestSpec) => void;
-  /** How many more of the plan's JSONL tests are held whole (WholeTests); none when absent. */
-  whole?: WholeTests;
+  /** How many more of the plan's JSONL tests are held whole. */
+  whole: WholeTests;
 }
 
 /**
@@ -83,8 +83,8 @@ export interface WholeTests {
 export const wholeTests = (count = wholeJsonlTests): WholeTests => ({ left: count });
 
 /** Whether the next JSONL test is held whole, counting it against `whole`. */
-const holdsWhole = (whole: WholeTests | undefined): boolean => {
-  if (whole === undefined || whole.left <= 0) return false;
+const holdsWhole = (whole: WholeTests): boolean => {
+  if (whole.left <= 0) return false;
   whole.left--;
   return true;
 };

@@ -23,7 +23,7 @@ export class PlannedCase {
     /** The prompt, rendered with `vars` when the case's request is built (renderedPrompt): not held per case. */
     readonly promptSpec: PromptSpec,
     readonly target: TargetSpec,
-    /** As written (its templates not rendered): a JSONL test beyond the plan's first few is held by its line. */
+    /** As written (its templates not rendered): a JSONL test beyond the plan's first wholeJsonlTests is held by its line. */
     readonly test: TestSpec,
     readonly sample: number,
     spec: EvalSpec,
