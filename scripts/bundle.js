@@ -91,10 +91,10 @@ const common = {
   charset: 'ascii',
   logLevel: 'warning',
   plugins: [zodEnglishOnly, commanderLazyChildProcess],
-  // Left to Node: the native addons (better-sqlite3, and the optional ones of pg and of BullMQ's msgpackr), which
-  // load their binaries from their own folders. BullMQ, ioredis and pg are bundled (their Lua scripts are modules
-  // now, not files read at run time).
-  external: ['better-sqlite3', 'pg-native', 'msgpackr-extract'],
+  // Left to Node: the optional native addons of pg and of BullMQ's msgpackr, which load their binaries from their own
+  // folders. BullMQ, ioredis and pg are bundled (their Lua scripts are modules now, not files read at run time), and
+  // so is better-sqlite3's JavaScript, whose addon src/store/sqlite.ts loads from better-sqlite3's folder.
+  external: ['pg-native', 'msgpackr-extract'],
   // A module's own URL is its bundle's, which sits where the split bundle's chunks did.
   define: { 'import.meta.url': '__proctorModuleUrl' },
 };

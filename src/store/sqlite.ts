@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import BetterSqlite3, { type Database as SqliteDatabase } from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
 import { directSections } from './direct-sqlite.js';
 import { KyselyStore } from './kysely-store.js';
@@ -31,9 +31,26 @@ const makeDirs = (dir: string): void => {
   }
 };
 
-// better-sqlite3 is required, not imported: the addon is CommonJS, and the bundle's import() would need
-// bin/proctor.js's importer.
-const requireHere = createRequire(import.meta.url);
+/** What the `bindings` package (better-sqlite3's own addon finder) takes: `path` returns where it found the addon. */
+type FindAddon = (options: { bindings: string; module_root: string; path: true }) => string;
+
+/**
+ * Where the better-sqlite3 package whose package.json is `manifest` has its native addon. The bundle holds
+ * better-sqlite3's JavaScript (scripts/bundle.js), so the package is not resolved, read and compiled on each start;
+ * the addon stays in the package's folder, and given its path better-sqlite3 skips `bindings`, which looks for it
+ * by the calling file's package (in the bundle, Proctor's own) through a dozen build folders. An install builds it
+ * into build/Release; one built elsewhere is found by that search, from the package's folder.
+ */
+export const sqliteAddonFile = (manifest: string): string => {
+  const built = join(dirname(manifest), 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(built)) return built;
+  const findAddon = createRequire(manifest)('bindings') as FindAddon;
+  return findAddon({ bindings: 'better_sqlite3.node', module_root: dirname(manifest), path: true });
+};
+
+let addonFile: string | undefined;
+const sqliteAddon = (): string =>
+  (addonFile ??= sqliteAddonFile(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
 
 /**
  * A new store's pages: 16 KB (the default is 4). A case's result and journal rows are ~3 KB each, and fewer, fuller
@@ -57,11 +74,11 @@ const walCheckpointBytes = 16 * 1024 * 1024;
 
 /** The SQLite file, opened in WAL mode (so readers never block the writer), or why it cannot be. */
 const openFile = async (file: string): Promise<SqliteDatabase> => {
-  const BetterSqlite3 = requireHere('better-sqlite3') as typeof import('better-sqlite3');
+  const nativeBinding = sqliteAddon();
   let sqlite: SqliteDatabase | undefined;
   try {
     if (file !== ':memory:') makeDirs(dirname(file));
-    sqlite = new BetterSqlite3(file);
+    sqlite = new BetterSqlite3(file, { nativeBinding });
     // A no-op on an existing store.
     sqlite.pragma(`page_size = ${newPageBytes}`);
     // The first statement that reads the file (setting page_size does not): a file that is not a database fails here.
