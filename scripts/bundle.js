@@ -36,20 +36,41 @@ const zodEnglishOnly = {
     }));
   },
 };
-// commander requires node:child_process when it loads, for subcommands that are programs of their own (Proctor has
-// none): node:child_process and node:dgram, which it loads, were ~3 ms of every command's start. commander gets a
-// stand-in that requires the module when a property of it is first read.
-const commanderLazyChildProcess = {
-  name: 'commander-lazy-child-process',
+// Node modules a command's start would load though few commands use them, each standing in for the module and
+// requiring it on first use:
+// - commander requires node:child_process when it loads, for subcommands that are programs of their own (Proctor has
+//   none): node:child_process and node:dgram, which it loads, were ~3 ms of every command's start. commander, a
+//   CommonJS module, reads the functions it uses from the stand-in as properties when it calls them.
+// - node:fs/promises loads 8 of Node's modules (readline's among them), each compiled on the start of every command
+//   whose modules import it, though an eval run of plain cases calls none of it: one-case eval run, CPU 0.983 (perf
+//   stat, alternated pairs: lower in 15 of 20). Its importers are ES modules, whose named imports esbuild copies from
+//   a CommonJS module once, when they load: its stand-in is an ES module of functions, each calling Node's own.
+const propertiesOnUse = (id) =>
+  `let loaded;\nmodule.exports = new Proxy({}, { get: (_, key) => (loaded ??= require('${id}'))[key] });`;
+const functionsOnUse = async (id) => {
+  const real = await import(id);
+  const names = Object.keys(real).filter((name) => name !== 'default' && typeof real[name] === 'function');
+  const calls = names.map((name) => `export const ${name} = (...args) => real().${name}(...args);`);
+  return `let loaded;\nconst real = () => (loaded ??= require('${id}'));\n${calls.join('\n')}\n`;
+};
+const modulesOnUse = {
+  name: 'modules-on-use',
   setup(plugin) {
     plugin.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
       args.importer.includes(`${path.sep}commander${path.sep}`)
-        ? { path: 'child_process', namespace: 'lazy-child-process' }
+        ? { path: 'node:child_process', namespace: 'properties-on-use' }
         : undefined,
     );
-    plugin.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
-      contents:
-        "let loaded;\nmodule.exports = new Proxy({}, { get: (_, key) => (loaded ??= require('node:child_process'))[key] });",
+    // Not from the stand-in itself, whose require is Node's.
+    plugin.onResolve({ filter: /^(node:)?fs\/promises$/ }, (args) =>
+      args.namespace === 'functions-on-use' ? undefined : { path: 'node:fs/promises', namespace: 'functions-on-use' },
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'properties-on-use' }, (args) => ({
+      contents: propertiesOnUse(args.path),
+      loader: 'js',
+    }));
+    plugin.onLoad({ filter: /.*/, namespace: 'functions-on-use' }, async (args) => ({
+      contents: await functionsOnUse(args.path),
       loader: 'js',
     }));
   },
@@ -90,7 +111,7 @@ const common = {
   // ASCII, esbuild's default, which bin/proctor.js relies on: it reads the script as latin1.
   charset: 'ascii',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, commanderLazyChildProcess],
+  plugins: [zodEnglishOnly, modulesOnUse],
   // Left to Node: the optional native addons of pg and of BullMQ's msgpackr, which load their binaries from their own
   // folders. BullMQ, ioredis and pg are bundled (their Lua scripts are modules now, not files read at run time), and
   // so is better-sqlite3's JavaScript, whose addon src/store/sqlite.ts loads from better-sqlite3's folder.

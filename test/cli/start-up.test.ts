@@ -26,12 +26,23 @@ describe('what a command loads', () => {
     expect(from(sources, /node_modules\/(kysely|pg)\//)).toEqual([]);
   });
 
-  it('runs an eval without node:child_process, node:http or node:tls, which nothing in it uses', () => {
+  it('runs an eval without node:child_process, node:fs/promises, node:http or node:tls, which nothing in it uses', () => {
     project = tempProject({ 'a.eval.yaml': evalWith('{{ word }}') });
     const sources = loadedSources(['eval', 'run', '-q'], project.dir);
     expect(from(sources, /src\/engine\/steps\/exec\.ts$/)).toHaveLength(1);
-    for (const name of ['node:child_process', 'node:dgram', 'node:http', 'node:tls'])
+    for (const name of ['node:child_process', 'node:dgram', 'node:fs/promises', 'node:http', 'node:tls'])
       expect(sources).not.toContain(name);
+  });
+
+  it('loads node:fs/promises on first use: a cli target reads its output_file through it', () => {
+    project = tempProject({
+      'a.eval.yaml':
+        'targets: [{kind: cli, command: "printf hi > out.txt", output_file: out.txt}]\nprompts: ["Say hi"]\n' +
+        'tests:\n  - assert: [{type: contains, value: hi}]\n',
+    });
+    // Exits 0: the answer was read from the file.
+    const sources = loadedSources(['eval', 'run', '-q'], project.dir);
+    expect(sources).toContain('node:fs/promises');
   });
 
   it('loads Liquid for a template that needs it', () => {
