@@ -55,7 +55,7 @@ const agent = `const fs = require('fs'); fs.appendFileSync('src/d0/f0.ts', '// e
 fs.writeFileSync('new-' + Date.now() + '.ts', 'x'); fs.writeFileSync('dist/out.js', 'y'); console.log('done');`;
 
 const timeOnce = async () => {
-  const spec = resolveSpec(workspaceSpecSchema.parse({ repos: [{ url: './upstream' }], setup: [setup] }), dir);
+  const spec = resolveSpec(workspaceSpecSchema().parse({ repos: [{ url: './upstream' }], setup: [setup] }), dir);
   const signal = new AbortController().signal;
   const fresh: number[] = [];
   const reset: number[] = [];

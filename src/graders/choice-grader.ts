@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { extended } from '../extended.js';
+import { once } from '../once.js';
 import type { GraderDef, JudgeCall } from './grader.js';
 import {
   askJudge,
@@ -25,11 +26,13 @@ export interface ChoiceScale {
 
 /** The grader of a choice scale (closed QA's Y/N, factuality's A–E): one file per kind states only its scale. */
 export const choiceGrader = (scale: ChoiceScale) => {
-  const config = z.strictObject({ value: z.string().min(1).describe(scale.describe), ...judgeKeys });
+  const config = once(() => z.strictObject({ value: z.string().min(1).describe(scale.describe), ...judgeKeys() }));
   const letters = Object.keys(scale.choices);
   const tool = choiceTool(letters);
-  const def: GraderDef<typeof config> = {
-    config,
+  const def: GraderDef<ReturnType<typeof config>> = {
+    get config() {
+      return config();
+    },
     judged: true,
     gradingTemplates: ['prompt'],
     references: judgeReferences,

@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 import { quote } from './text.js';
 
-const config = z.strictObject({ value: z.array(z.string().min(1)).min(1) });
+const config = once(() => z.strictObject({ value: z.array(z.string().min(1)).min(1) }));
 
 /** Scores the share of needles found, so an assertion `threshold` can accept most of them; passes on all. */
-export const containsAll: GraderDef<typeof config> = {
-  config,
+export const containsAll: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create: ({ value }) => {
     const hitReason = `output contains all of ${value.map((v) => quote(v)).join(', ')}`;

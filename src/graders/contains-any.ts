@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 import { quote } from './text.js';
 
-const config = z.strictObject({ value: z.array(z.string().min(1)).min(1) });
+const config = once(() => z.strictObject({ value: z.array(z.string().min(1)).min(1) }));
 
-export const containsAny: GraderDef<typeof config> = {
-  config,
+export const containsAny: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create: ({ value }) => {
     const missReason = `expected output to contain any of ${value.map((v) => quote(v)).join(', ')}`;

@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 import { quote } from './text.js';
 
 // Numbers are accepted because YAML reads `value: 42` as one; the output is always text.
-const config = z.strictObject({ value: z.union([z.string().min(1), z.number()]) });
+const config = once(() => z.strictObject({ value: z.union([z.string().min(1), z.number()]) }));
 
-export const contains: GraderDef<typeof config> = {
-  config,
+export const contains: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create: ({ value }) => {
     const needle = String(value);

@@ -1,14 +1,19 @@
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 
-const config = z.strictObject({
-  value: z.number().nonnegative().describe('Most USD the target may spend on the case'),
-});
+const config = once(() =>
+  z.strictObject({
+    value: z.number().nonnegative().describe('Most USD the target may spend on the case'),
+  }),
+);
 
 /** The target's spend on the case stays within `value` USD. An unknown cost (no price) cannot be graded. */
-export const cost: GraderDef<typeof config> = {
-  config,
+export const cost: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create:
     ({ value }) =>

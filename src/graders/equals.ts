@@ -1,23 +1,28 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GradeResult, GraderDef } from './grader.js';
 import { jsonEqual } from './json-equal.js';
 import { parseJson } from './parse-json.js';
 import { quote } from './text.js';
 
-const config = z.strictObject({
-  value: z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(z.unknown()),
-    z.record(z.string(), z.unknown()),
-  ]),
-});
+const config = once(() =>
+  z.strictObject({
+    value: z.union([
+      z.string(),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(z.unknown()),
+      z.record(z.string(), z.unknown()),
+    ]),
+  }),
+);
 
 /** A string is compared to the output as text; any other value to the output parsed as JSON. */
-export const equals: GraderDef<typeof config> = {
-  config,
+export const equals: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create: ({ value }) => {
     if (typeof value === 'string') {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { extended } from '../extended.js';
+import { once } from '../once.js';
 import type { GraderDef, JudgeCall } from './grader.js';
 import {
   askJudge,
@@ -15,14 +16,16 @@ import {
 } from './judge.js';
 import { askSamples, meanScore } from './judge-samples.js';
 
-const config = z.strictObject({
-  value: z
-    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-    .describe('The criteria; several are scored one by one and averaged'),
-  ...judgeKeys,
-  /** The template (or file://PATH) asking for a criterion's evaluation steps: `{{ criteria }}`. */
-  steps_prompt: z.string().min(1).optional(),
-});
+const config = once(() =>
+  z.strictObject({
+    value: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe('The criteria; several are scored one by one and averaged'),
+    ...judgeKeys(),
+    /** The template (or file://PATH) asking for a criterion's evaluation steps: `{{ criteria }}`. */
+    steps_prompt: z.string().min(1).optional(),
+  }),
+);
 
 const stepsTemplate = `Write 3 to 5 concise evaluation steps for judging a text against this criterion:
 <criteria>{{ criteria }}</criteria>
@@ -82,8 +85,10 @@ const parseScore = (reply: { text: string; toolInput?: unknown }): Parsed<{ scor
  * G-Eval: the judge writes evaluation steps for each criterion (once per criterion in this process, and the
  * call is kept with the first case that needed it), then scores the output 1–10 following them.
  */
-export const gEval: GraderDef<typeof config> = {
-  config,
+export const gEval: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   judged: true,
   gradingTemplates: ['prompt', 'steps_prompt'],
   references: judgeReferences,

@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 import { quote } from './text.js';
 
-const config = z.strictObject({ value: z.union([z.string().min(1), z.number()]) });
+const config = once(() => z.strictObject({ value: z.union([z.string().min(1), z.number()]) }));
 
-export const icontains: GraderDef<typeof config> = {
-  config,
+export const icontains: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create: ({ value }) => {
     const needle = String(value).toLowerCase();

@@ -1,14 +1,17 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 import { compileOrThrow, gradeAgainstSchema, jsonSchemaValue } from './json-schema.js';
 import { parseJson } from './parse-json.js';
 import { quote } from './text.js';
 
-const config = z.strictObject({ value: jsonSchemaValue.optional() });
+const config = once(() => z.strictObject({ value: jsonSchemaValue().optional() }));
 
 /** Passes when the output parses as JSON, and matches `value` when a schema is given. */
-export const isJson: GraderDef<typeof config> = {
-  config,
+export const isJson: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   create: ({ value }) => {
     if (value !== undefined) {
       const check = compileOrThrow(value);

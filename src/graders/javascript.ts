@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
+import { once } from '../once.js';
 import type { GradeResult, GraderDef } from './grader.js';
 import { type JsJob, type JsReply, jsWorkers } from './js-workers.js';
 import { messageOf, quote } from './text.js';
@@ -26,20 +27,22 @@ const expressionBody = (source: string): string => {
   }
 };
 
-const config = z
-  .strictObject({
-    value: z.string().min(1),
-    /** User code runs in a worker thread, ended when this passes (or the case's own timeout_s comes first). */
-    timeout_s: z.number().positive().default(60),
-  })
-  .superRefine(({ value }, ctx) => {
-    if (value.startsWith(filePrefix)) return;
-    try {
-      expressionBody(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `invalid JavaScript: ${messageOf(error)}` });
-    }
-  });
+const config = once(() =>
+  z
+    .strictObject({
+      value: z.string().min(1),
+      /** User code runs in a worker thread, ended when this passes (or the case's own timeout_s comes first). */
+      timeout_s: z.number().positive().default(60),
+    })
+    .superRefine(({ value }, ctx) => {
+      if (value.startsWith(filePrefix)) return;
+      try {
+        expressionBody(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['value'], message: `invalid JavaScript: ${messageOf(error)}` });
+      }
+    }),
+);
 
 const failure = (reply: Extract<JsReply, { ok: false }>, source: string, code: string): ProctorError => {
   if (reply.stage === 'load') return new ProctorError('grader_error', `cannot load ${code}: ${reply.message}`);
@@ -53,8 +56,10 @@ const failure = (reply: Extract<JsReply, { ok: false }>, source: string, code: s
  * default or `grade` export is `(output, context) => boolean | number | {pass, score, reason}`, maybe async.
  * It runs in a worker thread (see js-workers.ts): a grader that never returns is a grader_error, never a hang.
  */
-export const javascript: GraderDef<typeof config> = {
-  config,
+export const javascript: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   create: ({ value, timeout_s }, context) => {
     let kind: JsJob['kind'];
     let code: string;

@@ -1,18 +1,21 @@
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
+import { once } from '../once.js';
 import { compileJsonSchema, type SchemaCheck } from './ajv.js';
 import type { GradeResult, GraderDef } from './grader.js';
 import { parseJson } from './parse-json.js';
 import { messageOf, quote, tail } from './text.js';
 
 /** A JSON Schema, checked by compiling it so a broken schema is reported where the eval file says it. */
-export const jsonSchemaValue = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
-  try {
-    compileJsonSchema(schema);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `invalid JSON Schema: ${messageOf(error)}` });
-  }
-});
+export const jsonSchemaValue = once(() =>
+  z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+    try {
+      compileJsonSchema(schema);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `invalid JSON Schema: ${messageOf(error)}` });
+    }
+  }),
+);
 
 export const compileOrThrow = (schema: Record<string, unknown>): SchemaCheck => {
   try {
@@ -33,10 +36,12 @@ export const gradeAgainstSchema = (output: string, check: SchemaCheck): GradeRes
     : { pass: false, score: 0, reason: `output JSON does not match the schema: ${tail(problems, 300)}` };
 };
 
-const config = z.strictObject({ value: jsonSchemaValue });
+const config = once(() => z.strictObject({ value: jsonSchemaValue() }));
 
-export const jsonSchema: GraderDef<typeof config> = {
-  config,
+export const jsonSchema: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   create: ({ value }) => {
     const check = compileOrThrow(value);
     return ({ output }) => gradeAgainstSchema(output, check);

@@ -1,11 +1,16 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 
-const config = z.strictObject({ value: z.number().positive().describe('Most milliseconds the target may take') });
+const config = once(() =>
+  z.strictObject({ value: z.number().positive().describe('Most milliseconds the target may take') }),
+);
 
 /** The target answered within `value` ms. */
-export const latency: GraderDef<typeof config> = {
-  config,
+export const latency: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   cheap: true,
   create:
     ({ value }) =>

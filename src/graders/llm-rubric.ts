@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { extended } from '../extended.js';
+import { once } from '../once.js';
 import type { GradeResult, GraderDef, JudgeCall } from './grader.js';
 import {
   askJudge,
@@ -15,7 +16,9 @@ import {
 } from './judge.js';
 import { askSamples, majorityVerdict } from './judge-samples.js';
 
-const config = z.strictObject({ value: z.string().min(1).describe('The rubric the output must meet'), ...judgeKeys });
+const config = once(() =>
+  z.strictObject({ value: z.string().min(1).describe('The rubric the output must meet'), ...judgeKeys() }),
+);
 
 const defaultTemplate = `You grade an output against a rubric. ${dataNotice}
 
@@ -60,8 +63,10 @@ const parse = (reply: { text: string; toolInput?: unknown }): Parsed<GradeResult
 };
 
 /** A judge model grades the output against a rubric: `{pass, score, reason}`. */
-export const llmRubric: GraderDef<typeof config> = {
-  config,
+export const llmRubric: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   judged: true,
   gradingTemplates: ['prompt'],
   references: judgeReferences,

@@ -1,20 +1,23 @@
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
+import { once } from '../once.js';
 import { signalGroup } from '../process-info.js';
 import { type GradeInput, type GradeResult, type GraderDef, stoppedGrader } from './grader.js';
 import { parseJson } from './parse-json.js';
 import { tail } from './text.js';
 import { isVerdictObject, readVerdict } from './verdict.js';
 
-const config = z
-  .strictObject({
-    value: z.string().min(1).optional(),
-    command: z.string().min(1).optional(),
-    timeout_s: z.number().positive().default(60),
-  })
-  .refine((c) => (c.value === undefined) !== (c.command === undefined), {
-    message: 'script needs exactly one of `value` or `command`',
-  });
+const config = once(() =>
+  z
+    .strictObject({
+      value: z.string().min(1).optional(),
+      command: z.string().min(1).optional(),
+      timeout_s: z.number().positive().default(60),
+    })
+    .refine((c) => (c.value === undefined) !== (c.command === undefined), {
+      message: 'script needs exactly one of `value` or `command`',
+    }),
+);
 
 /** The case as the script reads it on stdin: snake_case, because these bytes leave the process. */
 const toStdin = (input: GradeInput): string =>
@@ -55,8 +58,10 @@ const notRunCodes = new Set([126, 127]);
  * Runs a shell command in the case's workspace (or the eval's directory) with the case as JSON on stdin.
  * It passes with exit code 0, or by printing `{pass, score, reason}`; a non-zero exit is a graded failure.
  */
-export const script: GraderDef<typeof config> = {
-  config,
+export const script: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   create: ({ value, command, timeout_s }, context) => {
     const shellCommand = value ?? command ?? '';
     const timeoutMs = timeout_s * 1000;

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
+import { once } from '../once.js';
 import type { GraderDef } from './grader.js';
 import { judgeKeys, judgeOf } from './judge.js';
 
-const config = z.strictObject({
-  value: z.string().min(1).describe('The reference text the output should mean the same as'),
-  judge: judgeKeys.judge,
-});
+const config = once(() =>
+  z.strictObject({
+    value: z.string().min(1).describe('The reference text the output should mean the same as'),
+    judge: judgeKeys().judge,
+  }),
+);
 
 // Without an assertion `threshold`, a cosine similarity from this passes (promptfoo's default for `similar`).
 const passSimilarity = 0.8;
@@ -26,8 +29,10 @@ const cosine = (a: readonly number[], b: readonly number[]): number => {
 };
 
 /** The output means the same as `value`: the cosine similarity of their embeddings, from the judge's endpoint. */
-export const similar: GraderDef<typeof config> = {
-  config,
+export const similar: GraderDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   judged: true,
   create: (cfg, context) => async (input, signal) => {
     const label = cfg.judge ?? '';

@@ -158,7 +158,7 @@ export const typedEvalFileSchema = () => {
     test: testSchema(assertion),
     defaultTest: defaultTestSchema(assertion),
     fileRef: fileRefSchema,
-    workspace: workspaceSpecSchema,
+    workspace: workspaceSpecSchema(),
   });
 };
 

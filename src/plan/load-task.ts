@@ -37,8 +37,8 @@ export const readTaskFile = (file: string, config: ProjectConfig): LoadedTask =>
   const source = YamlSource.parse(display, readFileSync(abs, 'utf8'));
   if (!isRecord(source.value))
     throw source.fail([], 'a task file must be a mapping', 'start with `id:` and `steps:` (see examples/tasks/)');
-  const shape = taskShapeSchema.safeParse(source.value, parsedOnce);
-  if (!shape.success) throw source.zodError(shape.error, [], taskShapeSchema);
+  const shape = taskShapeSchema().safeParse(source.value, parsedOnce);
+  if (!shape.success) throw source.zodError(shape.error, [], taskShapeSchema());
   return { file: abs, display, source, shape: shape.data };
 };
 
@@ -82,7 +82,7 @@ export const compileTaskInstance = (
 ): TaskSpec => {
   // `seeds:` itself is what is substituted, not a place to substitute into.
   const source = substituteSeeds(task.source, o.seeds, ['seeds']);
-  const shape = taskShapeSchema.parse(source.value, parsedOnce);
+  const shape = taskShapeSchema().parse(source.value, parsedOnce);
   const vars = (shape.vars ?? {}) as JsonObject;
   const scope: StepScope = {
     config,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { SourcePosition } from '../errors.js';
+import { once } from '../once.js';
 import type { JsonObject } from '../records.js';
 import { isRecord } from '../records.js';
 import { type AssertionBuilder, assertionBuilder, restoreAssertion } from './assertion-spec.js';
@@ -89,14 +90,15 @@ const holdsWhole = (whole: WholeTests): boolean => {
   return true;
 };
 
-const rawTestSchema = testSchema(z.unknown());
-type RawTest = z.output<typeof rawTestSchema>;
+const rawTestSchema = once(() => testSchema(z.unknown()));
+type RawTest = z.output<ReturnType<typeof rawTestSchema>>;
 
 /** The test mapping as the schema takes it: as it is when plainly valid, else through zod (its errors). */
 const validTest = (source: Source, at: Path, raw: unknown): RawTest => {
   if (isRecord(raw) && plainTest(raw)) return raw as RawTest;
-  const parsed = rawTestSchema.safeParse(raw);
-  if (!parsed.success) throw source.zodError(parsed.error, at, rawTestSchema);
+  const schema = rawTestSchema();
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw source.zodError(parsed.error, at, schema);
   return parsed.data;
 };
 

@@ -35,7 +35,7 @@ export interface StepScope {
 /** A step type's schema with the keys every step has, for an error's hint of the keys a step may have. */
 const withCommonKeys = (config: z.ZodType): z.ZodType => {
   const own = objectSchema(config);
-  return own ? stepCommonSchema.extend(own.shape) : config;
+  return own ? stepCommonSchema().extend(own.shape) : config;
 };
 
 /** A target as a step or a task names it: a label of proctor.toml or an inline mapping. */
@@ -58,8 +58,8 @@ export const resolveTarget = (source: Source, at: Path, raw: unknown, scope: Ste
 };
 
 const compilePrompt = (source: Source, at: Path, rest: Record<string, unknown>, scope: StepScope): JsonObject => {
-  const parsed = promptStepSchema.safeParse(rest);
-  if (!parsed.success) throw source.zodError(parsed.error, at, withCommonKeys(promptStepSchema));
+  const parsed = promptStepSchema().safeParse(rest);
+  if (!parsed.success) throw source.zodError(parsed.error, at, withCommonKeys(promptStepSchema()));
   const target =
     parsed.data.target === undefined
       ? scope.defaultTarget
@@ -91,8 +91,8 @@ const compileVerify = (
   rest: Record<string, unknown>,
   scope: StepScope,
 ): JsonObject => {
-  const parsed = verifyStepSchema.safeParse(rest);
-  if (!parsed.success) throw source.zodError(parsed.error, at, withCommonKeys(verifyStepSchema));
+  const parsed = verifyStepSchema().safeParse(rest);
+  if (!parsed.success) throw source.zodError(parsed.error, at, withCommonKeys(verifyStepSchema()));
   const v = parsed.data;
   const asserts = v.assert.map((a, i) => buildAssertion(source, [...at, 'assert', i], a, scope.baseDir));
   const judges = resolveJudges(asserts, scope.config.defaults.judge, (label) => scope.config.targets[label]);
@@ -112,14 +112,14 @@ const compileVerify = (
 /** One step mapping: common keys, then its type's own keys, each error at its own node. */
 const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): StepSpec => {
   if (!isRecord(raw)) throw source.fail(at, 'a step must be a mapping', 'write `- id: NAME` and `type: …`');
-  const common = stepCommonSchema.safeParse(
-    Object.fromEntries(Object.entries(raw).filter(([k]) => stepCommonKeys.includes(k))),
+  const common = stepCommonSchema().safeParse(
+    Object.fromEntries(Object.entries(raw).filter(([k]) => stepCommonKeys().includes(k))),
   );
-  if (!common.success) throw source.zodError(common.error, at, stepCommonSchema);
+  if (!common.success) throw source.zodError(common.error, at, stepCommonSchema());
   const c = common.data;
   if (!(stepKinds as string[]).includes(c.type))
     throw source.fail([...at, 'type'], `unknown step type "${c.type}"`, didYouMean(c.type, stepKinds, 'step types'));
-  const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !stepCommonKeys.includes(k)));
+  const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !stepCommonKeys().includes(k)));
   let config: JsonObject;
   if (c.type === 'prompt') config = compilePrompt(source, at, rest, scope);
   else if (c.type === 'verify') config = compileVerify(source, at, c.id, rest, scope);

@@ -26,8 +26,8 @@ const standIn = (id: string): StepSpec => ({ id, type: id, config: {} });
  * `baseDir`: the eval's folder, relative to the project root.
  */
 export const workspaceStep = (source: Source, at: Path, raw: unknown, baseDir: string): StepSpec => {
-  const parsed = workspaceSpecSchema.safeParse(raw);
-  if (!parsed.success) throw source.zodError(parsed.error, at, workspaceSpecSchema);
+  const parsed = workspaceSpecSchema().safeParse(raw);
+  if (!parsed.success) throw source.zodError(parsed.error, at, workspaceSpecSchema());
   return { id: caseWorkspaceStep, type: 'workspace', baseDir, config: raw as JsonObject };
 };
 

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { runSecrets, storedRequest } from '../engine/redact.js';
 import { instanceIdFor } from '../ids.js';
+import { once } from '../once.js';
 import type { JsonObject } from '../records.js';
 import { sleep } from '../sleep.js';
 import { isTerminal, type RunRecord, type Store } from '../store/store.js';
@@ -12,32 +13,34 @@ import { queuedRequest } from './queue-request.js';
 import { evictionWarning } from './redis-policy.js';
 import type { RateLimited, Runner, SubmitRequest, Submitted } from './runner.js';
 
-const queueConfig = z
-  .strictObject({
-    redis: z.string().min(1).default('redis://127.0.0.1:6379'),
-    pool: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, "-", "_" or "."')
-      .default('default'),
-    concurrency: z.int().positive().default(2),
-    lock_ms: z.int().positive().default(60_000),
-    stalled_interval_ms: z.int().positive().default(30_000),
-    max_stalled: z.int().nonnegative().default(2),
-    drain_timeout_ms: z.int().nonnegative().default(60_000),
-    redis_down_exit_ms: z.int().positive().default(60_000),
-  })
-  .transform((c) => ({
-    redis: c.redis,
-    pool: c.pool,
-    concurrency: c.concurrency,
-    lockMs: c.lock_ms,
-    stalledIntervalMs: c.stalled_interval_ms,
-    maxStalled: c.max_stalled,
-    drainTimeoutMs: c.drain_timeout_ms,
-    redisDownExitMs: c.redis_down_exit_ms,
-  }));
+const queueConfig = once(() =>
+  z
+    .strictObject({
+      redis: z.string().min(1).default('redis://127.0.0.1:6379'),
+      pool: z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, "-", "_" or "."')
+        .default('default'),
+      concurrency: z.int().positive().default(2),
+      lock_ms: z.int().positive().default(60_000),
+      stalled_interval_ms: z.int().positive().default(30_000),
+      max_stalled: z.int().nonnegative().default(2),
+      drain_timeout_ms: z.int().nonnegative().default(60_000),
+      redis_down_exit_ms: z.int().positive().default(60_000),
+    })
+    .transform((c) => ({
+      redis: c.redis,
+      pool: c.pool,
+      concurrency: c.concurrency,
+      lockMs: c.lock_ms,
+      stalledIntervalMs: c.stalled_interval_ms,
+      maxStalled: c.max_stalled,
+      drainTimeoutMs: c.drain_timeout_ms,
+      redisDownExitMs: c.redis_down_exit_ms,
+    })),
+);
 
-export type QueueConfig = z.output<typeof queueConfig>;
+export type QueueConfig = z.output<ReturnType<typeof queueConfig>>;
 
 /** How long a cancel or a follower's stop waits, by default, for workers to abort their running cases. */
 const defaultCancelWaitMs = 5000;
@@ -203,7 +206,9 @@ export class QueueRunner implements Runner {
 
 /** `[runner] kind = "queue"`: runs execute on `proctor worker` processes through BullMQ on Redis. */
 export const queue: RunnerKindDef<QueueConfig> = {
-  config: queueConfig,
+  get config() {
+    return queueConfig();
+  },
   remote: true,
   open: (config, store) => new QueueRunner(store, config),
   // A load that fails is only not done ahead: the first connect loads again and reports.

@@ -3,26 +3,29 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
+import { once } from '../once.js';
 import { zeroUsage } from '../records.js';
 import { killGroup, trackGroup } from './process-group.js';
 import type { TargetDef, TargetOutput } from './target.js';
 import { singleTurn } from './transcript.js';
 import { varsEnv } from './vars-env.js';
 
-const config = z.strictObject({
-  /** A string runs through /bin/sh; an argv array runs the program directly, with no shell. */
-  command: z.union([z.string().min(1), z.array(z.string()).min(1)]),
-  /** stdin: piped in · arg: appended as the last argument · file: written to a temp file, see below. */
-  prompt_via: z.enum(['stdin', 'arg', 'file']).default('stdin'),
-  /** Relative to the directory of the file that declared the target. Default: the case's workspace. */
-  cwd: z.string().optional(),
-  env: z.record(z.string(), z.string()).default({}),
-  timeout_s: z.number().positive().default(300),
-  /** On cancel or timeout: seconds between SIGTERM and SIGKILL, for an agent that saves its state first. */
-  kill_grace_s: z.number().nonnegative().default(3),
-  /** Read the answer from this file (relative to cwd) instead of stdout. */
-  output_file: z.string().optional(),
-});
+const config = once(() =>
+  z.strictObject({
+    /** A string runs through /bin/sh; an argv array runs the program directly, with no shell. */
+    command: z.union([z.string().min(1), z.array(z.string()).min(1)]),
+    /** stdin: piped in · arg: appended as the last argument · file: written to a temp file, see below. */
+    prompt_via: z.enum(['stdin', 'arg', 'file']).default('stdin'),
+    /** Relative to the directory of the file that declared the target. Default: the case's workspace. */
+    cwd: z.string().optional(),
+    env: z.record(z.string(), z.string()).default({}),
+    timeout_s: z.number().positive().default(300),
+    /** On cancel or timeout: seconds between SIGTERM and SIGKILL, for an agent that saves its state first. */
+    kill_grace_s: z.number().nonnegative().default(3),
+    /** Read the answer from this file (relative to cwd) instead of stdout. */
+    output_file: z.string().optional(),
+  }),
+);
 
 const promptFileToken = '{prompt_file}';
 const tailChars = 2000;
@@ -31,8 +34,10 @@ const tail = (s: string): string => (s.length > tailChars ? `…${s.slice(-tailC
 const stripOneNewline = (s: string): string => s.replace(/\r?\n$/, '');
 
 /** A command under test, e.g. a coding agent: the prompt goes in, stdout (or output_file) comes out. */
-export const cli: TargetDef<typeof config> = {
-  config,
+export const cli: TargetDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   create: (cfg, context) => {
     const timeoutMs = cfg.timeout_s * 1000;
     const killGraceMs = Math.round(cfg.kill_grace_s * 1000);

@@ -1,18 +1,23 @@
 import { z } from 'zod';
 import { CanceledError } from '../errors.js';
+import { once } from '../once.js';
 import { zeroUsage } from '../records.js';
 import { sleep } from '../sleep.js';
 import type { TargetDef } from './target.js';
 import { singleTurn } from './transcript.js';
 
-const config = z.strictObject({
-  prefix: z.string().default(''),
-  delay_ms: z.number().int().nonnegative().default(0),
-});
+const config = once(() =>
+  z.strictObject({
+    prefix: z.string().default(''),
+    delay_ms: z.number().int().nonnegative().default(0),
+  }),
+);
 
 /** Answers with the prompt itself: offline tests and dry runs of the whole pipeline. */
-export const echo: TargetDef<typeof config> = {
-  config,
+export const echo: TargetDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   create: ({ prefix, delay_ms }) => ({
     invoke: async (input, signal) => {
       if (signal.aborted) throw new CanceledError();

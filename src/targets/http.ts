@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ProctorError } from '../errors.js';
 import { importFile } from '../import-module.js';
+import { once } from '../once.js';
 import type { Usage } from '../records.js';
 import { compileTemplate } from '../template.js';
 import { parsePath, selectPath } from './json-path.js';
@@ -10,57 +11,63 @@ import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
 import type { Target, TargetDef, TargetInput } from './target.js';
 import { singleTurn } from './transcript.js';
 
-const selector = z.string().superRefine((s, ctx) => {
-  try {
-    parsePath(s);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-  }
-});
+const selector = once(() =>
+  z.string().superRefine((s, ctx) => {
+    try {
+      parsePath(s);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
+);
 
-const transformRef = z.string().regex(/^file:\/\/[^#]+(#[A-Za-z_$][\w$]*)?$/, 'expected file://PATH.mjs#function');
+const transformRef = once(() =>
+  z.string().regex(/^file:\/\/[^#]+(#[A-Za-z_$][\w$]*)?$/, 'expected file://PATH.mjs#function'),
+);
 
-const config = z.strictObject({
-  /** Liquid template over `prompt` and `vars`; each value is URL-encoded. */
-  url: z.string().min(1),
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH']).default('POST'),
-  /** `${VAR}` in a value is resolved where the target runs, and never written to disk. */
-  headers: z.record(z.string(), z.string()).optional(),
-  /** A Liquid template (`{{ prompt | json }}`), or a mapping whose string values are templates. */
-  body: z.union([z.string(), z.record(z.string(), z.json())]).optional(),
-  timeout_s: z.number().positive().default(60),
-  /** Statuses that mean success; default any 2xx. */
-  ok_status: z.array(z.int().min(100).max(599)).min(1).optional(),
-  response: z
-    .strictObject({
-      format: z.enum(['json', 'text', 'sse']).default('json'),
-      /** Where the reply is; for SSE, where each event's piece is (the pieces are concatenated). */
-      output: selector.optional(),
-      /** `input` counts every input token, cache reads and writes included; `output` includes reasoning. */
-      usage: z
-        .strictObject({
-          input: selector.optional(),
-          output: selector.optional(),
-          cache_read: selector.optional(),
-          cache_write: selector.optional(),
-          reasoning: selector.optional(),
-          cost: selector.optional(),
-        })
-        .optional(),
-    })
-    .default({ format: 'json' }),
-  /** `file://x.mjs#fn`: `fn(body, {prompt, vars})` returns the output text, or `{output, usage}`. */
-  output_transform: transformRef.optional(),
-  max_response_bytes: z
-    .int()
-    .positive()
-    .default(10 * 1024 * 1024),
-  /** The model name `[pricing]` is looked up by; without it the cost is what `usage.cost` selects, or unknown. */
-  model: z.string().min(1).optional(),
-  /** The endpoint's adaptive in-flight limit (rate-gate.ts). */
-  rate: rateConfig.optional(),
-});
-type Config = z.output<typeof config>;
+const config = once(() =>
+  z.strictObject({
+    /** Liquid template over `prompt` and `vars`; each value is URL-encoded. */
+    url: z.string().min(1),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH']).default('POST'),
+    /** `${VAR}` in a value is resolved where the target runs, and never written to disk. */
+    headers: z.record(z.string(), z.string()).optional(),
+    /** A Liquid template (`{{ prompt | json }}`), or a mapping whose string values are templates. */
+    body: z.union([z.string(), z.record(z.string(), z.json())]).optional(),
+    timeout_s: z.number().positive().default(60),
+    /** Statuses that mean success; default any 2xx. */
+    ok_status: z.array(z.int().min(100).max(599)).min(1).optional(),
+    response: z
+      .strictObject({
+        format: z.enum(['json', 'text', 'sse']).default('json'),
+        /** Where the reply is; for SSE, where each event's piece is (the pieces are concatenated). */
+        output: selector().optional(),
+        /** `input` counts every input token, cache reads and writes included; `output` includes reasoning. */
+        usage: z
+          .strictObject({
+            input: selector().optional(),
+            output: selector().optional(),
+            cache_read: selector().optional(),
+            cache_write: selector().optional(),
+            reasoning: selector().optional(),
+            cost: selector().optional(),
+          })
+          .optional(),
+      })
+      .default({ format: 'json' }),
+    /** `file://x.mjs#fn`: `fn(body, {prompt, vars})` returns the output text, or `{output, usage}`. */
+    output_transform: transformRef().optional(),
+    max_response_bytes: z
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
+    /** The model name `[pricing]` is looked up by; without it the cost is what `usage.cost` selects, or unknown. */
+    model: z.string().min(1).optional(),
+    /** The endpoint's adaptive in-flight limit (rate-gate.ts). */
+    rate: rateConfig.optional(),
+  }),
+);
+type Config = z.output<ReturnType<typeof config>>;
 
 type Render = (input: TargetInput) => string;
 
@@ -162,8 +169,10 @@ const usageOf = (picked: Picked['usage']): Usage => {
  * prompt and vars; the reply and usage picked out of the JSON, text or SSE response with selectors, or by a
  * `file://` transform.
  */
-export const http: TargetDef<typeof config> = {
-  config,
+export const http: TargetDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   secretKeys: ['headers'],
   model: (cfg) => cfg.model,
   // A transform may return a cost with its output; without one or `usage.cost`, only `[pricing]` of `model` can.

@@ -1,22 +1,27 @@
 import { z } from 'zod';
+import { once } from '../once.js';
 import { endpointUrl, modelTarget, modelTargetKeys } from './model-target.js';
 import type { TargetDef } from './target.js';
 
-const config = z.strictObject({
-  ...modelTargetKeys,
-  base_url: endpointUrl('http://host:port/v1'),
-  /** Env var to read the key from when api_key is absent. */
-  api_key_env: z.string().min(1).default('OPENAI_API_KEY'),
-  temperature: z.number().min(0).optional(),
-  max_tokens: z.number().int().positive().optional(),
-});
+const config = once(() =>
+  z.strictObject({
+    ...modelTargetKeys,
+    base_url: endpointUrl('http://host:port/v1'),
+    /** Env var to read the key from when api_key is absent. */
+    api_key_env: z.string().min(1).default('OPENAI_API_KEY'),
+    temperature: z.number().min(0).optional(),
+    max_tokens: z.number().int().positive().optional(),
+  }),
+);
 
 /**
  * Any OpenAI-compatible chat endpoint: its turns through openai-chat.ts, its embeddings (the `similar` grader)
  * through the AI SDK's provider.
  */
-export const openai: TargetDef<typeof config> = {
-  config,
+export const openai: TargetDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
   maxOutputTokens: (cfg) => cfg.max_tokens,

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadedSources, nodeModulesLoaded } from '../support/loaded-sources.js';
+import { loadedSources, nodeModulesLoaded, sourceLinesRun } from '../support/loaded-sources.js';
 import { type TempProject, tempProject } from '../support/project.js';
 
 let project: TempProject | undefined;
@@ -43,6 +45,32 @@ describe('what a command loads', () => {
     // Exits 0: the answer was read from the file.
     const sources = loadedSources(['eval', 'run', '-q'], project.dir);
     expect(sources).toContain('node:fs/promises');
+  });
+
+  it('builds the config schema of the target and grader kinds a run meets, none of the others', () => {
+    project = tempProject({ 'a.eval.yaml': evalWith('{{ word }}') });
+    const ran = sourceLinesRun(['eval', 'run', '-q'], project.dir);
+    // Whether the function that makes a module's schema on first use (once), which begins on its line, ran.
+    const made = (file: string, name: string): boolean => {
+      const source = fileURLToPath(new URL(`../../src/${file}`, import.meta.url));
+      const line = readFileSync(source, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes(`const ${name} = once(`));
+      expect(line, `${file} makes ${name} once`).toBeGreaterThanOrEqual(0);
+      return ran.get(source)?.has(line + 1) ?? false;
+    };
+    // Met: the echo target and the contains grader.
+    expect(made('targets/echo.ts', 'config')).toBe(true);
+    expect(made('graders/contains.ts', 'config')).toBe(true);
+    for (const [file, name] of [
+      ['targets/http.ts', 'config'],
+      ['targets/anthropic.ts', 'config'],
+      ['graders/regex.ts', 'config'],
+      ['engine/steps/exec.ts', 'config'],
+      ['workspaces/spec.ts', 'workspaceSpecSchema'],
+      ['plan/task-schema.ts', 'taskShapeSchema'],
+    ] as const)
+      expect(made(file, name), `${file} ${name}`).toBe(false);
   });
 
   it('loads Liquid for a template that needs it', () => {

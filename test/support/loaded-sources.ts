@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,8 +30,18 @@ const sourcesOf = (file: string): string[] => {
 
 interface ScriptCoverage {
   url: string;
-  functions: { functionName: string; ranges: { count: number }[] }[];
+  functions: { functionName: string; ranges: { startOffset: number; count: number }[] }[];
 }
+
+/** The bundle's coverage, from the coverage files V8 wrote into `coverageDir`. */
+const bundleCoverage = (coverageDir: string): ScriptCoverage => {
+  const scripts = readdirSync(coverageDir).flatMap(
+    (name) => (JSON.parse(readFileSync(path.join(coverageDir, name), 'utf8')) as { result: ScriptCoverage[] }).result,
+  );
+  const script = scripts.find((s) => s.url === pathToFileURL(bundle).href || s.url === bundle);
+  if (!script) throw new Error(`no coverage of ${bundle}: did bin/proctor.js run it?`);
+  return script;
+};
 
 /**
  * The source files of the bundle whose code ran, from V8's coverage of the process: esbuild wraps each module a
@@ -39,11 +50,7 @@ interface ScriptCoverage {
  * with no initialiser runs with the bundle's start; one with an initialiser runs if that ran.
  */
 const bundleSourcesRun = (coverageDir: string): string[] => {
-  const scripts = readdirSync(coverageDir).flatMap(
-    (name) => (JSON.parse(readFileSync(path.join(coverageDir, name), 'utf8')) as { result: ScriptCoverage[] }).result,
-  );
-  const script = scripts.find((s) => s.url === pathToFileURL(bundle).href || s.url === bundle);
-  if (!script) throw new Error(`no coverage of ${bundle}: did bin/proctor.js run it?`);
+  const script = bundleCoverage(coverageDir);
   const sourcesOfModule = (name: string): string[] =>
     name.startsWith('dist/') ? sourcesOf(path.join(root, name)) : [path.join(root, name)];
   const initialisers = script.functions.filter((f) => /^(dist|node_modules)\//.test(f.functionName));
@@ -104,4 +111,34 @@ export const nodeModulesLoaded = (args: readonly string[], cwd: string): string[
     );
     runCli(['-r', notes], args, cwd);
     return readFileSync(log, 'utf8').split('\n');
+  });
+
+/**
+ * The lines on which each function the built CLI called while running `args` in `cwd` begins, by source file: V8's
+ * coverage of the bundle, each function that ran placed in its source by the bundle's source map.
+ */
+export const sourceLinesRun = (args: readonly string[], cwd: string): Map<string, Set<number>> =>
+  inTempDir((dir) => {
+    const coverage = path.join(dir, 'coverage');
+    runCli([], args, cwd, { ...process.env, NODE_V8_COVERAGE: coverage });
+    const text = readFileSync(bundle, 'latin1');
+    const lineStarts = [0];
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lineStarts.push(at + 1);
+    const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
+    const lines = new Map<string, Set<number>>();
+    for (const f of bundleCoverage(coverage).functions) {
+      const range = f.ranges[0];
+      if (!range || range.count === 0) continue;
+      let line = lineStarts.length - 1;
+      while ((lineStarts[line] as number) > range.startOffset) line--;
+      const entry = map.findEntry(line, range.startOffset - (lineStarts[line] as number));
+      if (!('originalSource' in entry)) continue;
+      const source = entry.originalSource.startsWith('file:')
+        ? fileURLToPath(entry.originalSource)
+        : path.resolve(path.dirname(bundle), entry.originalSource);
+      const seen = lines.get(source) ?? new Set<number>();
+      seen.add(entry.originalLine + 1);
+      lines.set(source, seen);
+    }
+    return lines;
   });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { CanceledError, ProctorError } from '../../errors.js';
 import { extended } from '../../extended.js';
 import { childProcess } from '../../node-modules.js';
+import { once } from '../../once.js';
 import { sleep } from '../../sleep.js';
 import { interpolateEnv } from '../../targets/secrets.js';
 import { varsEnv } from '../../targets/vars-env.js';
@@ -16,17 +17,19 @@ import { serviceFile } from '../teardown.js';
 import { type Readiness, readiness, waitReady } from './readiness.js';
 import type { StepContext, StepDef } from './step.js';
 
-const config = z.strictObject({
-  /** A string runs through /bin/sh; an argv array runs the program directly. */
-  command: z.union([z.string().min(1), z.array(z.string()).min(1)]),
-  /** Relative to the workspace (or to the task file when there is none). */
-  cwd: z.string().optional(),
-  /** Added to the environment; `${VAR}` is resolved when the step runs, so its value is never stored. */
-  env: z.record(z.string(), z.string()).default({}),
-  /** Start a service that lives until teardown, instead of waiting for the command to end. */
-  background: z.boolean().default(false),
-  ready: readiness.optional(),
-});
+const config = once(() =>
+  z.strictObject({
+    /** A string runs through /bin/sh; an argv array runs the program directly. */
+    command: z.union([z.string().min(1), z.array(z.string()).min(1)]),
+    /** Relative to the workspace (or to the task file when there is none). */
+    cwd: z.string().optional(),
+    /** Added to the environment; `${VAR}` is resolved when the step runs, so its value is never stored. */
+    env: z.record(z.string(), z.string()).default({}),
+    /** Start a service that lives until teardown, instead of waiting for the command to end. */
+    background: z.boolean().default(false),
+    ready: readiness().optional(),
+  }),
+);
 
 const tailChars = 4000;
 const tail = (s: string): string => (s.length > tailChars ? `…${s.slice(-tailChars)}` : s);
@@ -42,7 +45,7 @@ type Environment = Record<string, string | undefined>;
  * PROCTOR_VARS_FILE (as for a cli target), which lives until `use` ends: a service reads it before it is ready.
  */
 const withEnvironment = async <T>(
-  step: z.output<typeof config>,
+  step: z.output<ReturnType<typeof config>>,
   ctx: StepContext,
   use: (env: Environment) => Promise<T>,
 ): Promise<T> => {
@@ -68,16 +71,16 @@ const withEnvironment = async <T>(
   }
 };
 
-const workingDir = (step: z.output<typeof config>, ctx: StepContext): string => {
+const workingDir = (step: z.output<ReturnType<typeof config>>, ctx: StepContext): string => {
   const base = ctx.workspace ?? ctx.baseDir;
   return step.cwd === undefined ? base : path.resolve(base, step.cwd);
 };
 
 /** Runs a command to its end; a non-zero exit is `setup_failed`. Its stdout becomes `outputs.<step>.text`. */
-const runForeground = (step: z.output<typeof config>, ctx: StepContext) =>
+const runForeground = (step: z.output<ReturnType<typeof config>>, ctx: StepContext) =>
   withEnvironment(step, ctx, (env) => runCommand(step, ctx, env));
 
-const runCommand = async (step: z.output<typeof config>, ctx: StepContext, env: Environment) => {
+const runCommand = async (step: z.output<ReturnType<typeof config>>, ctx: StepContext, env: Environment) => {
   const [file, args] = commandLine(step.command);
   // Loaded on first use: execa costs ~90 ms of CPU that a command starting no process should not pay.
   const { execa } = await import('execa');
@@ -115,10 +118,10 @@ const runCommand = async (step: z.output<typeof config>, ctx: StepContext, env: 
  * it is ready. Its pid is recorded in the context only once it is ready; before that, any failure stops it
  * here, so no path leaves a service nobody recorded.
  */
-const runBackground = (step: z.output<typeof config>, ctx: StepContext) =>
+const runBackground = (step: z.output<ReturnType<typeof config>>, ctx: StepContext) =>
   withEnvironment(step, ctx, (env) => startService(step, ctx, env));
 
-const startService = async (step: z.output<typeof config>, ctx: StepContext, env: Environment) => {
+const startService = async (step: z.output<ReturnType<typeof config>>, ctx: StepContext, env: Environment) => {
   const dir = runDir(ctx.workRoot, ctx.instanceId);
   await mkdir(dir, { recursive: true });
   const log = path.join(dir, `${ctx.stepId}.log`);
@@ -184,7 +187,9 @@ const describe = (r: Readiness | undefined): string | null =>
         : `command ${r.command}`;
 
 /** A command in the workspace: run to its end, or (`background: true`) a service that lives until teardown. */
-export const exec: StepDef<typeof config> = {
-  config,
+export const exec: StepDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   execute: (step, ctx) => (step.background ? runBackground(step, ctx) : runForeground(step, ctx)),
 };

@@ -2,28 +2,33 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CanceledError, type ErrorKind, errorKinds, ProctorError } from '../../errors.js';
 import { importFile } from '../../import-module.js';
+import { once } from '../../once.js';
 import type { Json } from '../../records.js';
 import type { ContextOp } from '../../store/store.js';
 import type { StepDef } from './step.js';
 
-const config = z.strictObject({
-  /** A JS file (ESM), relative to the task file. */
-  module: z.string().min(1),
-  /** The function to call; it receives the step context (see ModuleContext). */
-  export: z.string().min(1).default('execute'),
-  /** Handed to the function as `ctx.config`. */
-  with: z.record(z.string(), z.json()).default({}),
-});
+const config = once(() =>
+  z.strictObject({
+    /** A JS file (ESM), relative to the task file. */
+    module: z.string().min(1),
+    /** The function to call; it receives the step context (see ModuleContext). */
+    export: z.string().min(1).default('execute'),
+    /** Handed to the function as `ctx.config`. */
+    with: z.record(z.string(), z.json()).default({}),
+  }),
+);
 
 /** What a module's function may return: context changes by dotted path, an output, and whether it passed. */
-const resultSchema = z
-  .strictObject({
-    set: z.record(z.string().min(1), z.json()).optional(),
-    unset: z.array(z.string().min(1)).optional(),
-    output: z.json().optional(),
-    passed: z.boolean().optional(),
-  })
-  .optional();
+const resultSchema = once(() =>
+  z
+    .strictObject({
+      set: z.record(z.string().min(1), z.json()).optional(),
+      unset: z.array(z.string().min(1)).optional(),
+      output: z.json().optional(),
+      passed: z.boolean().optional(),
+    })
+    .optional(),
+);
 
 const kindOf = (error: unknown): ErrorKind => {
   const kind = (error as { kind?: unknown } | null)?.kind;
@@ -34,8 +39,10 @@ const kindOf = (error: unknown): ErrorKind => {
  * A user's own step: `export async function execute(ctx) { return { set: { 'x.y': 1 }, output: … } }`.
  * The context it sees is a copy, so a module can only change the run through what it returns (journaled).
  */
-export const moduleStep: StepDef<typeof config> = {
-  config,
+export const moduleStep: StepDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   async execute(step, ctx) {
     const file = path.resolve(ctx.baseDir, step.module);
     let loaded: Record<string, unknown>;
@@ -68,7 +75,7 @@ export const moduleStep: StepDef<typeof config> = {
         cause: error,
       });
     }
-    const parsed = resultSchema.safeParse(returned ?? undefined);
+    const parsed = resultSchema().safeParse(returned ?? undefined);
     if (!parsed.success)
       throw new ProctorError('malformed_output', `module ${step.module} returned ${z.prettifyError(parsed.error)}`);
     const r = parsed.data ?? {};

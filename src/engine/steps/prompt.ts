@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { extended } from '../../extended.js';
+import { once } from '../../once.js';
 import type { Json } from '../../records.js';
 import { isSingleTurn } from '../../targets/transcript.js';
 import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
-const config = z.object({
-  target: targetRefSchema,
-  prompt: z.string(),
-  /** A chat prompt's messages; `prompt` is then its last user message. */
-  messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).optional(),
-});
+const config = once(() =>
+  z.object({
+    target: targetRefSchema,
+    prompt: z.string(),
+    /** A chat prompt's messages; `prompt` is then its last user message. */
+    messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).optional(),
+  }),
+);
 
 /**
  * Sends the prompt to a target; keeps the reply in `outputs.<step>` and the full transcript in the step's record.
@@ -18,8 +21,10 @@ const config = z.object({
  * already: it stored each of them once more in every case's result.json (a 5,000-test suite's: 2.2 → 1.6 KB;
  * a 1,000-case run, 1% fewer instructions). Readers make it again (src/server/case-view.ts).
  */
-export const prompt: StepDef<typeof config> = {
-  config,
+export const prompt: StepDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   async execute(step, ctx) {
     const target = ctx.services.target(step.target);
     const out = await target.invoke(

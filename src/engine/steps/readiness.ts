@@ -1,22 +1,25 @@
 import { connect } from 'node:net';
 import { z } from 'zod';
+import { once } from '../../once.js';
 import { sleep } from '../../sleep.js';
 
 /** How a background service says it is up: exactly one of a TCP port, an HTTP URL or a command exiting 0. */
-export const readiness = z
-  .strictObject({
-    /** `8080` (on 127.0.0.1) or `host:port`. */
-    tcp: z.union([z.int().min(1).max(65535), z.string().regex(/^[^:]+:\d+$/)]).optional(),
-    /** Ready when a GET answers with a status below 500. */
-    http: z.url().optional(),
-    command: z.string().min(1).optional(),
-    timeout_s: z.number().positive().default(30),
-    interval_ms: z.int().positive().default(100),
-  })
-  .refine((r) => [r.tcp, r.http, r.command].filter((v) => v !== undefined).length === 1, {
-    message: 'ready needs exactly one of `tcp`, `http` or `command`',
-  });
-export type Readiness = z.output<typeof readiness>;
+export const readiness = once(() =>
+  z
+    .strictObject({
+      /** `8080` (on 127.0.0.1) or `host:port`. */
+      tcp: z.union([z.int().min(1).max(65535), z.string().regex(/^[^:]+:\d+$/)]).optional(),
+      /** Ready when a GET answers with a status below 500. */
+      http: z.url().optional(),
+      command: z.string().min(1).optional(),
+      timeout_s: z.number().positive().default(30),
+      interval_ms: z.int().positive().default(100),
+    })
+    .refine((r) => [r.tcp, r.http, r.command].filter((v) => v !== undefined).length === 1, {
+      message: 'ready needs exactly one of `tcp`, `http` or `command`',
+    }),
+);
+export type Readiness = z.output<ReturnType<typeof readiness>>;
 
 const tcpOpen = (target: number | string): Promise<boolean> => {
   const [host, port] = typeof target === 'number' ? ['127.0.0.1', target] : target.split(':');

@@ -3,20 +3,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
+import { once } from '../../once.js';
 import { isRecord } from '../../records.js';
 import { captureSlot, listFiles } from '../../workspaces/capture.js';
 import type { SlotRef } from '../../workspaces/slot.js';
 import { resourcesOf } from '../resources.js';
 import type { StepContext, StepDef } from './step.js';
 
-const config = z.strictObject({
-  /** Files or directories to collect, relative to the workspace. */
-  files: z.array(z.string().min(1)).default([]),
-  /** Also collect the workspace's diff against its baseline (a pooled slot) or its template (or against empty). */
-  diff: z.boolean().default(true),
-  /** A larger file is listed as skipped: artifacts live in the journal, which is not a blob store. */
-  max_bytes: z.int().positive().default(1_000_000),
-});
+const config = once(() =>
+  z.strictObject({
+    /** Files or directories to collect, relative to the workspace. */
+    files: z.array(z.string().min(1)).default([]),
+    /** Also collect the workspace's diff against its baseline (a pooled slot) or its template (or against empty). */
+    diff: z.boolean().default(true),
+    /** A larger file is listed as skipped: artifacts live in the journal, which is not a blob store. */
+    max_bytes: z.int().positive().default(1_000_000),
+  }),
+);
 
 /** `git diff --no-index` of two trees, with both roots cut from the paths so the patch applies in a workspace. */
 const treeDiff = async (before: string, after: string, signal: AbortSignal): Promise<string> => {
@@ -47,8 +50,10 @@ const slotOf = (ctx: StepContext): SlotRef | undefined => {
 };
 
 /** Collects files of the workspace and its diff; the contents go to the journal, from which artifacts are written. */
-export const snapshot: StepDef<typeof config> = {
-  config,
+export const snapshot: StepDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   async execute(step, ctx) {
     const ws = ctx.workspace;
     if (!ws) throw new ProctorError('setup_failed', `snapshot step "${ctx.stepId}" needs a workspace step before it`);

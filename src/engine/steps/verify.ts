@@ -2,36 +2,39 @@ import { z } from 'zod';
 import { ProctorError } from '../../errors.js';
 import { extended } from '../../extended.js';
 import { graderKinds } from '../../graders/registry.js';
+import { once } from '../../once.js';
 import { type Json, type Usage, zeroUsage } from '../../records.js';
 import { gradeOutput } from '../grade.js';
 import { targetRefSchema } from '../target-ref.js';
 import type { StepDef } from './step.js';
 
-const config = z.object({
-  verifierId: z.string(),
-  /** The step whose output is graded; absent: graders see an empty output (a script checking the workspace). */
-  input: z.string().optional(),
-  /** weighted_average: the score reaches `threshold` (and no required assertion failed); or every / any assertion passes. */
-  aggregate: z.enum(['weighted_average', 'all_pass', 'any_pass']).default('weighted_average'),
-  threshold: z.number().min(0).max(1).default(1),
-  baseDir: z.string(),
-  /** The test id graders see (eval cases). */
-  test: z.string().default(''),
-  assert: z.array(
-    z.object({
-      kind: z.enum(graderKinds),
-      negate: z.boolean().default(false),
-      weight: z.number().min(0).default(1),
-      required: z.boolean().default(false),
-      id: z.string().optional(),
-      threshold: z.number().min(0).max(1).optional(),
-      // Any object: the grader's own schema checks it when the grader is made. A record's parse costs ~0.6 KB more.
-      config: z.looseObject({}),
-    }),
-  ),
-  /** The judge targets of model-graded assertions, by the label their `judge` names. */
-  judges: z.record(z.string(), targetRefSchema).default({}),
-});
+const config = once(() =>
+  z.object({
+    verifierId: z.string(),
+    /** The step whose output is graded; absent: graders see an empty output (a script checking the workspace). */
+    input: z.string().optional(),
+    /** weighted_average: the score reaches `threshold` (and no required assertion failed); or every / any assertion passes. */
+    aggregate: z.enum(['weighted_average', 'all_pass', 'any_pass']).default('weighted_average'),
+    threshold: z.number().min(0).max(1).default(1),
+    baseDir: z.string(),
+    /** The test id graders see (eval cases). */
+    test: z.string().default(''),
+    assert: z.array(
+      z.object({
+        kind: z.enum(graderKinds),
+        negate: z.boolean().default(false),
+        weight: z.number().min(0).default(1),
+        required: z.boolean().default(false),
+        id: z.string().optional(),
+        threshold: z.number().min(0).max(1).optional(),
+        // Any object: the grader's own schema checks it when the grader is made. A record's parse costs ~0.6 KB more.
+        config: z.looseObject({}),
+      }),
+    ),
+    /** The judge targets of model-graded assertions, by the label their `judge` names. */
+    judges: z.record(z.string(), targetRefSchema).default({}),
+  }),
+);
 
 interface PromptOutput {
   text: string;
@@ -45,8 +48,10 @@ interface PromptOutput {
  * Grades an earlier step's output (scripts run in the workspace); writes `verifications.<verifier_id>` =
  * {score, pass, results[{id, weight, pass, score, reason}]}. A low score is a result, not an error.
  */
-export const verify: StepDef<typeof config> = {
-  config,
+export const verify: StepDef<ReturnType<typeof config>> = {
+  get config() {
+    return config();
+  },
   async execute(step, ctx) {
     const outputs = ctx.context.outputs as Record<string, PromptOutput> | undefined;
     const graded: PromptOutput | undefined = step.input === undefined ? { text: '' } : outputs?.[step.input];

@@ -8,8 +8,10 @@ import type { StepDef } from './step.js';
  * cloned, template copied, setup run) and makes it the workspace later steps run in. Teardown hands the slot
  * back, and the pool resets it to its baseline before anyone else gets it.
  */
-export const workspace: StepDef<typeof workspaceSpecSchema> = {
-  config: workspaceSpecSchema,
+export const workspace: StepDef<ReturnType<typeof workspaceSpecSchema>> = {
+  get config() {
+    return workspaceSpecSchema();
+  },
   async execute(step, ctx) {
     const spec = resolveSpec(step, ctx.baseDir);
     const slot = await ctx.services.workspaces.acquire(
