@@ -7,15 +7,14 @@ import { parseJson } from './parse-json.js';
 import { messageOf, quote, tail } from './text.js';
 
 /** A JSON Schema, checked by compiling it so a broken schema is reported where the eval file says it. */
-export const jsonSchemaValue = once(() =>
+export const jsonSchemaValue = () =>
   z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
     try {
       compileJsonSchema(schema);
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: `invalid JSON Schema: ${messageOf(error)}` });
     }
-  }),
-);
+  });
 
 export const compileOrThrow = (schema: Record<string, unknown>): SchemaCheck => {
   try {

@@ -1,16 +1,14 @@
 import { z } from 'zod';
-import { once } from '../once.js';
 import type { GradeResult } from './grader.js';
 
 /** `samples: N` on a judged assertion: the judge is asked N times and the verdicts are combined. */
-export const samplesKey = once(() =>
+export const samplesKey = () =>
   z
     .int()
     .min(1)
     .max(10)
     .optional()
-    .describe('Ask the judge this many times and combine the verdicts: a majority, the commonest letter, a mean'),
-);
+    .describe('Ask the judge this many times and combine the verdicts: a majority, the commonest letter, a mean');
 
 /**
  * Runs `ask` `samples` times at once (each a full ask, with its repair); every call is kept by the asks. One that

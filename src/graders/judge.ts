@@ -2,20 +2,19 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { CanceledError, ProctorError } from '../errors.js';
-import { once } from '../once.js';
 import type { Target, ToolRequest } from '../targets/target.js';
 import type { GradeInput, GraderContext, JudgeCall } from './grader.js';
 import { samplesKey } from './judge-samples.js';
 import { messageOf } from './text.js';
 
 /** Keys every model-graded assertion has besides its own `value`. */
-export const judgeKeys = once(() => ({
+export const judgeKeys = () => ({
   /** A target label; the plan fills in the default judge, so the engine always sees one. */
   judge: z.string().min(1).optional(),
   /** The judge prompt template (or file://PATH): `{{ output }}`, `{{ input }}`, `{{ value }}`, … */
   prompt: z.string().min(1).optional(),
   samples: samplesKey(),
-}));
+});
 
 const filePrefix = 'file://';
 

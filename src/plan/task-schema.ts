@@ -39,15 +39,16 @@ export const verifyStepSchema = once(() =>
   }),
 );
 
-const seedValue = once(() => z.union([z.string(), z.number(), z.boolean()]));
-
 /** The top level of a `*.task.yaml`; each step is checked on its own afterwards, with positions. */
 export const taskShapeSchema = once(() =>
   z.strictObject({
     id: z.string().min(1),
     description: z.string().optional(),
     vars: varsSchema.optional(),
-    seeds: z.array(z.record(z.string(), seedValue())).optional().describe('Instance i of --k takes seeds[i % n]'),
+    seeds: z
+      .array(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])))
+      .optional()
+      .describe('Instance i of --k takes seeds[i % n]'),
     target: z
       .union([z.string().min(1), z.record(z.string(), z.unknown())])
       .optional()

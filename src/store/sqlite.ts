@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3, { type Database as SqliteDatabase } from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, SqliteDialect } from 'kysely';
+import { once } from '../once.js';
 import { directSections } from './direct-sqlite.js';
 import { KyselyStore } from './kysely-store.js';
 import { openFailure, StoreOpenError } from './open-error.js';
@@ -49,9 +50,7 @@ export const sqliteAddonFile = (manifest: string): string => {
   return findAddon({ bindings: 'better_sqlite3.node', module_root: dirname(manifest), path: true });
 };
 
-let addonFile: string | undefined;
-const sqliteAddon = (): string =>
-  (addonFile ??= sqliteAddonFile(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
+const sqliteAddon = once(() => sqliteAddonFile(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
 
 /**
  * A new store's pages: 16 KB (the default is 4). A case's result and journal rows are ~3 KB each, and fewer, fuller
@@ -107,8 +106,10 @@ const openFile = async (file: string, template: string | undefined): Promise<Sql
   const nativeBinding = sqliteAddon();
   let sqlite: SqliteDatabase | undefined;
   try {
-    if (file !== ':memory:') makeDirs(dirname(file));
-    if (file !== ':memory:' && template !== undefined) copyTemplate(file, template);
+    if (file !== ':memory:') {
+      makeDirs(dirname(file));
+      if (template !== undefined) copyTemplate(file, template);
+    }
     sqlite = new BetterSqlite3(file, { nativeBinding });
     // A no-op on an existing store.
     sqlite.pragma(`page_size = ${newPageBytes}`);

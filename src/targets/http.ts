@@ -11,22 +11,16 @@ import { rateConfig, rateGate, rateSettingsOf } from './rate-gate.js';
 import type { Target, TargetDef, TargetInput } from './target.js';
 import { singleTurn } from './transcript.js';
 
-const selector = once(() =>
-  z.string().superRefine((s, ctx) => {
+const config = once(() => {
+  const selector = z.string().superRefine((s, ctx) => {
     try {
       parsePath(s);
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: (error as Error).message });
     }
-  }),
-);
-
-const transformRef = once(() =>
-  z.string().regex(/^file:\/\/[^#]+(#[A-Za-z_$][\w$]*)?$/, 'expected file://PATH.mjs#function'),
-);
-
-const config = once(() =>
-  z.strictObject({
+  });
+  const transformRef = z.string().regex(/^file:\/\/[^#]+(#[A-Za-z_$][\w$]*)?$/, 'expected file://PATH.mjs#function');
+  return z.strictObject({
     /** Liquid template over `prompt` and `vars`; each value is URL-encoded. */
     url: z.string().min(1),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH']).default('POST'),
@@ -41,22 +35,22 @@ const config = once(() =>
       .strictObject({
         format: z.enum(['json', 'text', 'sse']).default('json'),
         /** Where the reply is; for SSE, where each event's piece is (the pieces are concatenated). */
-        output: selector().optional(),
+        output: selector.optional(),
         /** `input` counts every input token, cache reads and writes included; `output` includes reasoning. */
         usage: z
           .strictObject({
-            input: selector().optional(),
-            output: selector().optional(),
-            cache_read: selector().optional(),
-            cache_write: selector().optional(),
-            reasoning: selector().optional(),
-            cost: selector().optional(),
+            input: selector.optional(),
+            output: selector.optional(),
+            cache_read: selector.optional(),
+            cache_write: selector.optional(),
+            reasoning: selector.optional(),
+            cost: selector.optional(),
           })
           .optional(),
       })
       .default({ format: 'json' }),
     /** `file://x.mjs#fn`: `fn(body, {prompt, vars})` returns the output text, or `{output, usage}`. */
-    output_transform: transformRef().optional(),
+    output_transform: transformRef.optional(),
     max_response_bytes: z
       .int()
       .positive()
@@ -65,8 +59,8 @@ const config = once(() =>
     model: z.string().min(1).optional(),
     /** The endpoint's adaptive in-flight limit (rate-gate.ts). */
     rate: rateConfig.optional(),
-  }),
-);
+  });
+});
 type Config = z.output<ReturnType<typeof config>>;
 
 type Render = (input: TargetInput) => string;

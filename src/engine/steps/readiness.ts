@@ -1,10 +1,9 @@
 import { connect } from 'node:net';
 import { z } from 'zod';
-import { once } from '../../once.js';
 import { sleep } from '../../sleep.js';
 
 /** How a background service says it is up: exactly one of a TCP port, an HTTP URL or a command exiting 0. */
-export const readiness = once(() =>
+export const readiness = () =>
   z
     .strictObject({
       /** `8080` (on 127.0.0.1) or `host:port`. */
@@ -17,8 +16,7 @@ export const readiness = once(() =>
     })
     .refine((r) => [r.tcp, r.http, r.command].filter((v) => v !== undefined).length === 1, {
       message: 'ready needs exactly one of `tcp`, `http` or `command`',
-    }),
-);
+    });
 export type Readiness = z.output<ReturnType<typeof readiness>>;
 
 const tcpOpen = (target: number | string): Promise<boolean> => {
