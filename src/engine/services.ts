@@ -99,7 +99,7 @@ export class Services {
     if (!target) {
       const def = targets[ref.kind as keyof typeof targets];
       if (!def) throw new ProctorError('internal', `unknown target kind "${ref.kind}"`);
-      const config = def.config.parse(interpolateEnv(ref.config, this.env));
+      const config = def.config().parse(interpolateEnv(ref.config, this.env));
       // The registry's union of config types collapses here; each def validates its own config above.
       const inner = (def.create as (c: unknown, ctx: TargetContext) => Target)(config, {
         baseDir: this.projectPath(ref.baseDir),

@@ -22,7 +22,7 @@ export const builtConfig = <C extends z.ZodType>(_def: StepDef<C>, config: z.out
  * the store or a queue) parsed by its step's schema, which applies the defaults.
  */
 export const stepConfig = <C extends z.ZodType>(def: StepDef<C>, config: JsonObject): z.output<C> =>
-  built.has(config) ? (config as z.output<C>) : def.config.parse(config);
+  built.has(config) ? (config as z.output<C>) : def.config().parse(config);
 
 /**
  * The places of a task's steps whose configs this process built: a runner that stores the task for another

@@ -32,12 +32,15 @@ export const gradingTemplateKeys = (kind: string): readonly string[] => {
 export const isCheapKind = (kind: GraderKind): boolean => (graders[kind] as GraderDef).cheap === true;
 
 /** The zod schema of a kind's own keys, for validating an eval file without creating graders. */
-export const assertionConfigSchema = (kind: GraderKind): z.ZodType => graders[kind].config;
+export const assertionConfigSchema = (kind: GraderKind): z.ZodType => graders[kind].config();
 
 /** JSON Schema of each kind's own keys, as an editor sees them (input side: defaults optional). */
 export const graderConfigJsonSchemas = (): Record<GraderKind, Record<string, unknown>> =>
   Object.fromEntries(
-    graderKinds.map((kind) => [kind, z.toJSONSchema(graders[kind].config, { io: 'input' }) as Record<string, unknown>]),
+    graderKinds.map((kind) => [
+      kind,
+      z.toJSONSchema(graders[kind].config(), { io: 'input' }) as Record<string, unknown>,
+    ]),
   ) as Record<GraderKind, Record<string, unknown>>;
 
 /** One assertion ready to grade: what scoreCase needs plus the grader. */
@@ -98,7 +101,7 @@ export const takeAsChecked = (kind: GraderKind, config: object): void => {
 export const resolveAssertion = (spec: ResolvedAssertion, context: GraderContext): CreatedAssertion => {
   // Every registry entry satisfies GraderDef; widening here lets one call site serve every kind.
   const def: GraderDef = graders[spec.kind];
-  const config = checkedConfigs.has(spec.config) ? spec.config : def.config.parse(spec.config);
+  const config = checkedConfigs.has(spec.config) ? spec.config : def.config().parse(spec.config);
   const inner = def.create(config, context);
   const id = spec.id ?? `${spec.negate ? 'not-' : ''}${spec.kind}`;
   if (!spec.negate && spec.threshold === undefined)

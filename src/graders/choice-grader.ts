@@ -30,9 +30,7 @@ export const choiceGrader = (scale: ChoiceScale) => {
   const letters = Object.keys(scale.choices);
   const tool = choiceTool(letters);
   const def: GraderDef<ReturnType<typeof config>> = {
-    get config() {
-      return config();
-    },
+    config,
     judged: true,
     gradingTemplates: ['prompt'],
     references: judgeReferences,

@@ -7,9 +7,7 @@ const config = once(() => z.strictObject({ value: z.array(z.string().min(1)).min
 
 /** Scores the share of needles found, so an assertion `threshold` can accept most of them; passes on all. */
 export const containsAll: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create: ({ value }) => {
     const hitReason = `output contains all of ${value.map((v) => quote(v)).join(', ')}`;

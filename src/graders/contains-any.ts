@@ -6,9 +6,7 @@ import { quote } from './text.js';
 const config = once(() => z.strictObject({ value: z.array(z.string().min(1)).min(1) }));
 
 export const containsAny: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create: ({ value }) => {
     const missReason = `expected output to contain any of ${value.map((v) => quote(v)).join(', ')}`;

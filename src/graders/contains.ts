@@ -7,9 +7,7 @@ import { quote } from './text.js';
 const config = once(() => z.strictObject({ value: z.union([z.string().min(1), z.number()]) }));
 
 export const contains: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create: ({ value }) => {
     const needle = String(value);

@@ -11,9 +11,7 @@ const config = once(() =>
 
 /** The target's spend on the case stays within `value` USD. An unknown cost (no price) cannot be graded. */
 export const cost: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create:
     ({ value }) =>

@@ -20,9 +20,7 @@ const config = once(() =>
 
 /** A string is compared to the output as text; any other value to the output parsed as JSON. */
 export const equals: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create: ({ value }) => {
     if (typeof value === 'string') {

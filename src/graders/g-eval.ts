@@ -86,9 +86,7 @@ const parseScore = (reply: { text: string; toolInput?: unknown }): Parsed<{ scor
  * call is kept with the first case that needed it), then scores the output 1–10 following them.
  */
 export const gEval: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   judged: true,
   gradingTemplates: ['prompt', 'steps_prompt'],
   references: judgeReferences,

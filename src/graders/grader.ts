@@ -51,7 +51,8 @@ export interface GraderContext {
  * id, threshold); the YAML schema and the JSON Schema are derived from it.
  */
 export interface GraderDef<C extends z.ZodType = z.ZodType> {
-  config: C;
+  /** Its config schema, built on the first call and kept (src/once.ts): a registry loads every kind, a command meets few. */
+  config: () => C;
   create(config: z.output<C>, context: GraderContext): Grader;
   /** Files and commands the config names: a missing file is refused at load, and their content is fingerprinted. */
   references?(config: z.output<C>): ConfigReferences;

@@ -9,9 +9,7 @@ const config = once(() => z.strictObject({ value: jsonSchemaValue().optional() }
 
 /** Passes when the output parses as JSON, and matches `value` when a schema is given. */
 export const isJson: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: ({ value }) => {
     if (value !== undefined) {
       const check = compileOrThrow(value);

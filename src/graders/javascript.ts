@@ -57,9 +57,7 @@ const failure = (reply: Extract<JsReply, { ok: false }>, source: string, code: s
  * It runs in a worker thread (see js-workers.ts): a grader that never returns is a grader_error, never a hang.
  */
 export const javascript: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: ({ value, timeout_s }, context) => {
     let kind: JsJob['kind'];
     let code: string;

@@ -38,9 +38,7 @@ export const gradeAgainstSchema = (output: string, check: SchemaCheck): GradeRes
 const config = once(() => z.strictObject({ value: jsonSchemaValue() }));
 
 export const jsonSchema: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: ({ value }) => {
     const check = compileOrThrow(value);
     return ({ output }) => gradeAgainstSchema(output, check);

@@ -8,9 +8,7 @@ const config = once(() =>
 
 /** The target answered within `value` ms. */
 export const latency: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create:
     ({ value }) =>

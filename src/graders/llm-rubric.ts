@@ -64,9 +64,7 @@ const parse = (reply: { text: string; toolInput?: unknown }): Parsed<GradeResult
 
 /** A judge model grades the output against a rubric: `{pass, score, reason}`. */
 export const llmRubric: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   judged: true,
   gradingTemplates: ['prompt'],
   references: judgeReferences,

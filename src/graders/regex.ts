@@ -22,9 +22,7 @@ const config = once(() =>
 );
 
 export const regex: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: ({ value, flags = '' }) => {
     // `g` and `y` make test() stateful through lastIndex, so one case's match would move where the next starts.
     const pattern = new RegExp(value, flags.replace(/[gy]/g, ''));

@@ -59,9 +59,7 @@ const notRunCodes = new Set([126, 127]);
  * It passes with exit code 0, or by printing `{pass, score, reason}`; a non-zero exit is a graded failure.
  */
 export const script: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: ({ value, command, timeout_s }, context) => {
     const shellCommand = value ?? command ?? '';
     const timeoutMs = timeout_s * 1000;

@@ -30,9 +30,7 @@ const cosine = (a: readonly number[], b: readonly number[]): number => {
 
 /** The output means the same as `value`: the cosine similarity of their embeddings, from the judge's endpoint. */
 export const similar: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   judged: true,
   create: (cfg, context) => async (input, signal) => {
     const label = cfg.judge ?? '';

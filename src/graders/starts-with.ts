@@ -6,9 +6,7 @@ import { quote } from './text.js';
 const config = once(() => z.strictObject({ value: z.union([z.string().min(1), z.number()]) }));
 
 export const startsWith: GraderDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   cheap: true,
   create: ({ value }) => {
     const prefix = String(value);

@@ -114,8 +114,9 @@ export const loadProjectConfig = (cwd: string, env: Env): ProjectConfig => {
 /** `[runner.config]` checked against its kind's schema; a kind that runs elsewhere refuses a SQLite store. */
 const runnerConfigOf = (source: Source, kind: RunnerKind, config: unknown, storeUrl: string): RunnerConfig => {
   const def = runnerKinds[kind];
-  const parsed = def.config.safeParse(config, parsedOnce);
-  if (!parsed.success) throw source.zodError(parsed.error, ['runner', 'config'], def.config);
+  const schema = def.config();
+  const parsed = schema.safeParse(config, parsedOnce);
+  if (!parsed.success) throw source.zodError(parsed.error, ['runner', 'config'], schema);
   if (def.remote && storeUrl.startsWith('sqlite:')) {
     throw source.fail(
       ['runner', 'kind'],

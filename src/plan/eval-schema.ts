@@ -43,8 +43,9 @@ const inlineTargetSchema = (): z.ZodType =>
         kind: z.literal(kind),
         max_concurrency: z.int().min(1).optional(),
       };
-      const shape = objectSchema(def.config as z.ZodType)?.shape;
-      return shape ? z.strictObject({ ...shape, ...own }) : z.intersection(z.object(own), def.config as z.ZodType);
+      const config = def.config() as z.ZodType;
+      const shape = objectSchema(config)?.shape;
+      return shape ? z.strictObject({ ...shape, ...own }) : z.intersection(z.object(own), config);
     }),
   );
 

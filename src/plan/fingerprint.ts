@@ -107,7 +107,7 @@ export const fingerprinter = (root: string, env: Env): Fingerprints => {
       const def: TargetDef = targets[t.kind as TargetKind];
       // `rate` paces the calls and changes no result: tuning it must not make a resume see drift.
       const { rate: _pacing, ...resolved } = validationCopy(t.config, env) as Record<string, unknown>;
-      const parsed = def.config.safeParse(resolved, parsedOnce);
+      const parsed = def.config().safeParse(resolved, parsedOnce);
       const files = parsed.success ? referencedFiles(def.references?.(parsed.data), t.baseDir) : undefined;
       // A secret is hashed: a changed key shows, and the key itself is never kept.
       const config = redactTargetConfig(t.kind as TargetKind, resolved, (v) => `sha256:${sha(stableJson(v))}`);

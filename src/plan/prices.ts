@@ -10,7 +10,7 @@ import type { ProjectConfig, TargetSpec } from './spec.js';
 const billingOf = (t: TargetSpec, env: Env): { model?: string; maxOutputTokens?: number; reportsCost?: boolean } => {
   // Every registry entry is a TargetDef; widened so one call serves every kind.
   const def: TargetDef = targets[t.kind as TargetKind];
-  const parsed = def.config.safeParse(validationCopy(t.config, env), parsedOnce);
+  const parsed = def.config().safeParse(validationCopy(t.config, env), parsedOnce);
   if (!parsed.success) return {};
   const model = def.model?.(parsed.data);
   const maxOutputTokens = def.maxOutputTokens?.(parsed.data);

@@ -52,7 +52,7 @@ export const buildTarget = (
   for (const [key, value] of Object.entries(declared)) {
     if (!(ownKeys as readonly string[]).includes(key) && !extraKeys.includes(key)) config[key] = value;
   }
-  const schema = targets[kind as keyof typeof targets].config as z.ZodType;
+  const schema = targets[kind as keyof typeof targets].config() as z.ZodType;
   const shape = objectSchema(schema)?.shape;
   if (shape) {
     const unknown = source.unknownKey(path, config, [...ownKeys, ...extraKeys, ...Object.keys(shape)]);

@@ -126,8 +126,9 @@ const compileStep = (source: Source, at: Path, raw: unknown, scope: StepScope): 
   else {
     // Every other type's YAML keys are its engine config: a new type needs no edit here.
     const def: StepDef = stepDefs[c.type as keyof typeof stepDefs];
-    const checked = def.config.safeParse(rest);
-    if (!checked.success) throw source.zodError(checked.error, at, withCommonKeys(def.config));
+    const schema = def.config();
+    const checked = schema.safeParse(rest);
+    if (!checked.success) throw source.zodError(checked.error, at, withCommonKeys(schema));
     config = rest as JsonObject;
   }
   return {

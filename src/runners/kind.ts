@@ -4,7 +4,8 @@ import type { Runner } from './runner.js';
 
 /** One kind of runner: its `[runner.config]` schema (snake_case in, camelCase out) and how to open it. */
 export interface RunnerKindDef<Config> {
-  config: z.ZodType<Config>;
+  /** Its config schema, built on the first call and kept (src/once.ts): a registry loads every kind, a command meets few. */
+  config: () => z.ZodType<Config>;
   /**
    * The kind's runs execute in other processes, maybe on other machines: the store must be one they all reach
    * (not SQLite), and what a run leaves up (`task run --keep`) is not the submitting command's to hold.

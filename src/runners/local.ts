@@ -6,6 +6,7 @@ import { Services } from '../engine/services.js';
 import type { RunRequest } from '../engine/task.js';
 import { extended } from '../extended.js';
 import { instanceIdFor } from '../ids.js';
+import { once } from '../once.js';
 import type { RunOwner, RunRecord, Store } from '../store/store.js';
 import { rateLimitedNow } from '../targets/rate-gate.js';
 import type { RunnerKindDef } from './kind.js';
@@ -372,20 +373,22 @@ export class LocalRunner implements Runner {
   }
 }
 
-const localConfig = z
-  .strictObject({
-    workers: z.int().positive().optional(),
-    heartbeat_ms: z.int().positive().optional(),
-    lease_ms: z.int().positive().optional(),
-  })
-  .transform((c) => ({
-    ...(c.workers !== undefined ? { workers: c.workers } : {}),
-    ...(c.heartbeat_ms !== undefined ? { heartbeatMs: c.heartbeat_ms } : {}),
-    ...(c.lease_ms !== undefined ? { leaseMs: c.lease_ms } : {}),
-  }));
+const localConfig = once(() =>
+  z
+    .strictObject({
+      workers: z.int().positive().optional(),
+      heartbeat_ms: z.int().positive().optional(),
+      lease_ms: z.int().positive().optional(),
+    })
+    .transform((c) => ({
+      ...(c.workers !== undefined ? { workers: c.workers } : {}),
+      ...(c.heartbeat_ms !== undefined ? { heartbeatMs: c.heartbeat_ms } : {}),
+      ...(c.lease_ms !== undefined ? { leaseMs: c.lease_ms } : {}),
+    })),
+);
 
 /** `[runner] kind = "local"` (the default): runs execute inside the command that submits them. */
-export const local: RunnerKindDef<z.output<typeof localConfig>> = {
+export const local: RunnerKindDef<z.output<ReturnType<typeof localConfig>>> = {
   config: localConfig,
   remote: false,
   open: (config, store, defaultWorkers, projectRoot) =>

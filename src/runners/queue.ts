@@ -206,9 +206,7 @@ export class QueueRunner implements Runner {
 
 /** `[runner] kind = "queue"`: runs execute on `proctor worker` processes through BullMQ on Redis. */
 export const queue: RunnerKindDef<QueueConfig> = {
-  get config() {
-    return queueConfig();
-  },
+  config: queueConfig,
   remote: true,
   open: (config, store) => new QueueRunner(store, config),
   // A load that fails is only not done ahead: the first connect loads again and reports.

@@ -45,9 +45,7 @@ const providerOptions = (cfg: Config) => {
 
 /** Anthropic's Messages API through the AI SDK's Anthropic provider. */
 export const anthropic: TargetDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
   // Thinking tokens are billed as output, within a budget the provider adds to max_tokens.

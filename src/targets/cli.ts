@@ -35,9 +35,7 @@ const stripOneNewline = (s: string): string => s.replace(/\r?\n$/, '');
 
 /** A command under test, e.g. a coding agent: the prompt goes in, stdout (or output_file) comes out. */
 export const cli: TargetDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: (cfg, context) => {
     const timeoutMs = cfg.timeout_s * 1000;
     const killGraceMs = Math.round(cfg.kill_grace_s * 1000);

@@ -15,9 +15,7 @@ const config = once(() =>
 
 /** Answers with the prompt itself: offline tests and dry runs of the whole pipeline. */
 export const echo: TargetDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   create: ({ prefix, delay_ms }) => ({
     invoke: async (input, signal) => {
       if (signal.aborted) throw new CanceledError();

@@ -164,9 +164,7 @@ const usageOf = (picked: Picked['usage']): Usage => {
  * `file://` transform.
  */
 export const http: TargetDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   secretKeys: ['headers'],
   model: (cfg) => cfg.model,
   // A transform may return a cost with its output; without one or `usage.cost`, only `[pricing]` of `model` can.

@@ -19,9 +19,7 @@ const config = once(() =>
  * through the AI SDK's provider.
  */
 export const openai: TargetDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   secretKeys: ['api_key', 'headers'],
   model: (cfg) => cfg.model,
   maxOutputTokens: (cfg) => cfg.max_tokens,

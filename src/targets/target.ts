@@ -67,7 +67,8 @@ export interface TargetContext {
 
 /** One kind of target: its config schema and a factory. `secretKeys` are config keys never written to disk. */
 export interface TargetDef<C extends z.ZodType = z.ZodType> {
-  config: C;
+  /** Its config schema, built on the first call and kept (src/once.ts): a registry loads every kind, a command meets few. */
+  config: () => C;
   secretKeys?: readonly string[];
   create(config: z.output<C>, context: TargetContext): Target;
   /** Files and commands the config names: their content is part of every case's fingerprint. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { containsAll } from '../../src/graders/contains-all.js';
 import { gradeSync } from './input.js';
 
-const create = (value: string[]) => containsAll.create(containsAll.config.parse({ value }), { baseDir: '/' });
+const create = (value: string[]) => containsAll.create(containsAll.config().parse({ value }), { baseDir: '/' });
 
 describe('contains-all', () => {
   it('passes when every value is present', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { containsAny } from '../../src/graders/contains-any.js';
 import { gradeSync } from './input.js';
 
-const create = (value: string[]) => containsAny.create(containsAny.config.parse({ value }), { baseDir: '/' });
+const create = (value: string[]) => containsAny.create(containsAny.config().parse({ value }), { baseDir: '/' });
 
 describe('contains-any', () => {
   it('passes on any one of the values and names it', () => {
@@ -17,6 +17,6 @@ describe('contains-any', () => {
   });
 
   it('needs at least one value', () => {
-    expect(containsAny.config.safeParse({ value: [] }).success).toBe(false);
+    expect(containsAny.config().safeParse({ value: [] }).success).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contains } from '../../src/graders/contains.js';
 import { gradeSync } from './input.js';
 
-const create = (value: unknown) => contains.create(contains.config.parse({ value }), { baseDir: '/' });
+const create = (value: unknown) => contains.create(contains.config().parse({ value }), { baseDir: '/' });
 
 describe('contains', () => {
   it('passes when the output contains the value', () => {
@@ -22,7 +22,7 @@ describe('contains', () => {
   });
 
   it('rejects an empty value and unknown keys', () => {
-    expect(contains.config.safeParse({ value: '' }).success).toBe(false);
-    expect(contains.config.safeParse({ value: 'x', valeu: 'y' }).success).toBe(false);
+    expect(contains.config().safeParse({ value: '' }).success).toBe(false);
+    expect(contains.config().safeParse({ value: 'x', valeu: 'y' }).success).toBe(false);
   });
 });

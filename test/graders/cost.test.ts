@@ -4,7 +4,7 @@ import { proctorError } from '../support/rejection.js';
 import { anInput, neverAborted } from './input.js';
 
 const grade = (value: number, costUsd: number | null) =>
-  cost.create(cost.config.parse({ value }), { baseDir: '/' })(
+  cost.create(cost.config().parse({ value }), { baseDir: '/' })(
     anInput('x', { usage: { inputTokens: 1, outputTokens: 1, costUsd } }),
     neverAborted,
   );
@@ -22,6 +22,6 @@ describe('cost', () => {
   });
 
   it('refuses a negative limit', () => {
-    expect(cost.config.safeParse({ value: -1 }).success).toBe(false);
+    expect(cost.config().safeParse({ value: -1 }).success).toBe(false);
   });
 });

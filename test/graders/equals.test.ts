@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { equals } from '../../src/graders/equals.js';
 import { gradeSync } from './input.js';
 
-const create = (value: unknown) => equals.create(equals.config.parse({ value }), { baseDir: '/' });
+const create = (value: unknown) => equals.create(equals.config().parse({ value }), { baseDir: '/' });
 
 describe('equals', () => {
   it('compares strings exactly', () => {

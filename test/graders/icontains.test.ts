@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { icontains } from '../../src/graders/icontains.js';
 import { gradeSync } from './input.js';
 
-const create = (value: string) => icontains.create(icontains.config.parse({ value }), { baseDir: '/' });
+const create = (value: string) => icontains.create(icontains.config().parse({ value }), { baseDir: '/' });
 
 describe('icontains', () => {
   it('ignores case on both sides', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isJson } from '../../src/graders/is-json.js';
 import { gradeSync } from './input.js';
 
-const create = (config: unknown) => isJson.create(isJson.config.parse(config), { baseDir: '/' });
+const create = (config: unknown) => isJson.create(isJson.config().parse(config), { baseDir: '/' });
 
 describe('is-json', () => {
   it('passes on any JSON value', () => {

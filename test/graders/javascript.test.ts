@@ -9,7 +9,7 @@ import { anInput, neverAborted } from './input.js';
 
 const baseDir = mkdtempSync(path.join(tmpdir(), 'proctor-js-grader-'));
 const create = (value: string, timeoutS?: number) =>
-  javascript.create(javascript.config.parse({ value, ...(timeoutS ? { timeout_s: timeoutS } : {}) }), { baseDir });
+  javascript.create(javascript.config().parse({ value, ...(timeoutS ? { timeout_s: timeoutS } : {}) }), { baseDir });
 
 /** User code runs in a worker thread, so every grade is a promise. */
 const grade = (value: string, output: string): Promise<GradeResult> =>
@@ -87,7 +87,7 @@ describe('javascript expression', () => {
   });
 
   it('rejects a syntax error at validation', () => {
-    const parsed = javascript.config.safeParse({ value: 'output.length <' });
+    const parsed = javascript.config().safeParse({ value: 'output.length <' });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toContain('invalid JavaScript');
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonSchema } from '../../src/graders/json-schema.js';
 import { gradeSync } from './input.js';
 
-const create = (value: unknown) => jsonSchema.create(jsonSchema.config.parse({ value }), { baseDir: '/' });
+const create = (value: unknown) => jsonSchema.create(jsonSchema.config().parse({ value }), { baseDir: '/' });
 
 const person = {
   type: 'object',
@@ -49,7 +49,7 @@ describe('json-schema', () => {
   });
 
   it('rejects an invalid schema at validation', () => {
-    const parsed = jsonSchema.config.safeParse({ value: { type: 'no-such-type' } });
+    const parsed = jsonSchema.config().safeParse({ value: { type: 'no-such-type' } });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toContain('invalid JSON Schema');
   });

@@ -3,7 +3,7 @@ import { latency } from '../../src/graders/latency.js';
 import { anInput, neverAborted } from './input.js';
 
 const grade = (value: number, durationMs: number) =>
-  latency.create(latency.config.parse({ value }), { baseDir: '/' })(anInput('x', { durationMs }), neverAborted);
+  latency.create(latency.config().parse({ value }), { baseDir: '/' })(anInput('x', { durationMs }), neverAborted);
 
 describe('latency', () => {
   it("passes when the target's call took at most the limit, and fails above it, naming both", () => {
@@ -12,6 +12,6 @@ describe('latency', () => {
   });
 
   it('refuses a limit that is not positive', () => {
-    expect(latency.config.safeParse({ value: 0 }).success).toBe(false);
+    expect(latency.config().safeParse({ value: 0 }).success).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { regex } from '../../src/graders/regex.js';
 import { gradeSync } from './input.js';
 
-const create = (config: unknown) => regex.create(regex.config.parse(config), { baseDir: '/' });
+const create = (config: unknown) => regex.create(regex.config().parse(config), { baseDir: '/' });
 
 describe('regex', () => {
   it('passes on a match and fails otherwise', () => {
@@ -26,9 +26,9 @@ describe('regex', () => {
   });
 
   it('rejects an invalid pattern or flag at validation', () => {
-    const bad = regex.config.safeParse({ value: '(' });
+    const bad = regex.config().safeParse({ value: '(' });
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual(['value']);
-    expect(regex.config.safeParse({ value: 'a', flags: 'q' }).success).toBe(false);
+    expect(regex.config().safeParse({ value: 'a', flags: 'q' }).success).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ import { script } from '../../src/graders/script.js';
 import { anInput, neverAborted } from './input.js';
 
 const baseDir = mkdtempSync(path.join(tmpdir(), 'proctor-script-grader-'));
-const create = (config: Record<string, unknown>) => script.create(script.config.parse(config), { baseDir });
+const create = (config: Record<string, unknown>) => script.create(script.config().parse(config), { baseDir });
 const run = (command: string, input: GradeInput = anInput('hello'), signal = neverAborted) =>
   create({ value: command })(input, signal);
 
@@ -108,9 +108,9 @@ describe('script', () => {
   });
 
   it('needs exactly one of value or command, and a positive timeout', () => {
-    expect(script.config.safeParse({}).success).toBe(false);
-    expect(script.config.safeParse({ value: 'a', command: 'b' }).success).toBe(false);
-    expect(script.config.safeParse({ value: 'a', timeout_s: 0 }).success).toBe(false);
-    expect(script.config.parse({ value: 'a' })).toEqual({ value: 'a', timeout_s: 60 });
+    expect(script.config().safeParse({}).success).toBe(false);
+    expect(script.config().safeParse({ value: 'a', command: 'b' }).success).toBe(false);
+    expect(script.config().safeParse({ value: 'a', timeout_s: 0 }).success).toBe(false);
+    expect(script.config().parse({ value: 'a' })).toEqual({ value: 'a', timeout_s: 60 });
   });
 });

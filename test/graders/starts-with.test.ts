@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startsWith } from '../../src/graders/starts-with.js';
 import { gradeSync } from './input.js';
 
-const create = (value: string) => startsWith.create(startsWith.config.parse({ value }), { baseDir: '/' });
+const create = (value: string) => startsWith.create(startsWith.config().parse({ value }), { baseDir: '/' });
 
 describe('starts-with', () => {
   it('passes on a prefix', () => {

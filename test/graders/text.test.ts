@@ -14,7 +14,7 @@ describe('quote', () => {
     expect(quote('a'.repeat(100))).toBe(`"${'a'.repeat(80)}..."`);
     const long = `echo: ${'ticket body '.repeat(20)}`;
     for (const output of [long, 'short']) {
-      const { reason } = gradeSync(equals.create(equals.config.parse({ value: long }), { baseDir: '/' }), output);
+      const { reason } = gradeSync(equals.create(equals.config().parse({ value: long }), { baseDir: '/' }), output);
       expect(reason).toMatch(/^[\x20-\xff]*$/);
     }
   });

@@ -56,7 +56,7 @@ describe('steps around a test prompt', () => {
     const task = caseTask(one as NonNullable<typeof one>, undefined, loaded.root);
     for (const step of task.steps.filter((s) => s.type === 'prompt' || s.type === 'verify')) {
       const def: StepDef = steps[step.type as 'prompt' | 'verify'];
-      expect(def.config.parse(step.config)).toEqual(step.config);
+      expect(def.config().parse(step.config)).toEqual(step.config);
       expect(stepConfig(def, step.config)).toBe(step.config);
     }
   });

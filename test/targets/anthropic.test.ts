@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const makeTarget = (extra: Record<string, unknown> = {}): Target =>
   anthropic.create(
-    anthropic.config.parse({ base_url: server.url, model: 'claude-fake', api_key: 'sk-ant-test', ...extra }),
+    anthropic.config().parse({ base_url: server.url, model: 'claude-fake', api_key: 'sk-ant-test', ...extra }),
     { baseDir: process.cwd(), env: {} },
   );
 

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 const makeTarget = (config: Record<string, unknown>): Target =>
-  cli.create(cli.config.parse(config), { baseDir: dir, env: {} });
+  cli.create(cli.config().parse(config), { baseDir: dir, env: {} });
 const signal = (): AbortSignal => new AbortController().signal;
 const run = (target: Target, input: Partial<TargetInput> = {}) =>
   target.invoke({ prompt: 'the prompt', vars: {}, ...input }, signal());

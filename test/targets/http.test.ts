@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 const makeTarget = (cfg: Record<string, unknown>, baseDir = process.cwd()): Target =>
-  http.create(http.config.parse(cfg), { baseDir, env: {} });
+  http.create(http.config().parse(cfg), { baseDir, env: {} });
 
 describe('http target', () => {
   it('templates URL (encoded), headers and body; picks output and usage with selectors', async () => {
@@ -109,6 +109,6 @@ describe('http target', () => {
   });
 
   it('refuses a selector outside the subset when the config is read', () => {
-    expect(http.config.safeParse({ url: 'http://x', response: { output: 'reply.text' } }).success).toBe(false);
+    expect(http.config().safeParse({ url: 'http://x', response: { output: 'reply.text' } }).success).toBe(false);
   });
 });

@@ -13,7 +13,7 @@ const context = { baseDir: process.cwd(), env: {} };
 const never = (): AbortSignal => new AbortController().signal;
 
 const makeTarget = (url: string, extra: Record<string, unknown> = {}): Target =>
-  openai.create(openai.config.parse({ base_url: url, model: 'fake-model', api_key: 'sk-test', ...extra }), context);
+  openai.create(openai.config().parse({ base_url: url, model: 'fake-model', api_key: 'sk-test', ...extra }), context);
 
 /** A port nothing listens on: bind one, then let it go. */
 const closedPort = async (): Promise<number> => {
@@ -68,7 +68,7 @@ describe('openai target', () => {
   });
 
   it('reads the key from api_key_env when api_key is absent', async () => {
-    const target = openai.create(openai.config.parse({ base_url: server.url, model: 'm', api_key_env: 'MY_KEY' }), {
+    const target = openai.create(openai.config().parse({ base_url: server.url, model: 'm', api_key_env: 'MY_KEY' }), {
       baseDir: '.',
       env: { MY_KEY: 'sk-env' },
     });
@@ -172,12 +172,12 @@ describe('openai target', () => {
   });
 
   it('validates base_url, letting an unresolved ${VAR} through', () => {
-    expect(() => openai.config.parse({ base_url: 'not a url', model: 'm' })).toThrow(/URL/);
-    expect(openai.config.parse({ base_url: '${LLM_URL}', model: 'm' }).base_url).toBe('${LLM_URL}');
+    expect(() => openai.config().parse({ base_url: 'not a url', model: 'm' })).toThrow(/URL/);
+    expect(openai.config().parse({ base_url: '${LLM_URL}', model: 'm' }).base_url).toBe('${LLM_URL}');
   });
 
   it('rejects unknown config keys', () => {
-    expect(() => openai.config.parse({ base_url: server.url, model: 'm', temprature: 1 })).toThrow();
+    expect(() => openai.config().parse({ base_url: server.url, model: 'm', temprature: 1 })).toThrow();
   });
 });
 

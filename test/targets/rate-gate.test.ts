@@ -27,8 +27,8 @@ describe('adaptive rate limit (AIMD)', () => {
   it('50 callers over 500 calls: none fails, the limit settles near 5, a judge has its own', async () => {
     server.reset();
     const context = { baseDir: process.cwd(), env: {} };
-    const target = openai.create(openai.config.parse({ base_url: server.url, model: 'm1', api_key: 'k1' }), context);
-    const judge = openai.create(openai.config.parse({ base_url: server.url, model: 'm1', api_key: 'k1' }), {
+    const target = openai.create(openai.config().parse({ base_url: server.url, model: 'm1', api_key: 'k1' }), context);
+    const judge = openai.create(openai.config().parse({ base_url: server.url, model: 'm1', api_key: 'k1' }), {
       ...context,
       role: 'judge',
     });

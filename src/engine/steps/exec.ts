@@ -188,8 +188,6 @@ const describe = (r: Readiness | undefined): string | null =>
 
 /** A command in the workspace: run to its end, or (`background: true`) a service that lives until teardown. */
 export const exec: StepDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   execute: (step, ctx) => (step.background ? runBackground(step, ctx) : runForeground(step, ctx)),
 };

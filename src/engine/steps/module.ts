@@ -40,9 +40,7 @@ const kindOf = (error: unknown): ErrorKind => {
  * The context it sees is a copy, so a module can only change the run through what it returns (journaled).
  */
 export const moduleStep: StepDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   async execute(step, ctx) {
     const file = path.resolve(ctx.baseDir, step.module);
     let loaded: Record<string, unknown>;

@@ -22,9 +22,7 @@ const config = once(() =>
  * a 1,000-case run, 1% fewer instructions). Readers make it again (src/server/case-view.ts).
  */
 export const prompt: StepDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   async execute(step, ctx) {
     const target = ctx.services.target(step.target);
     const out = await target.invoke(

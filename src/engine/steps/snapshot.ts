@@ -51,9 +51,7 @@ const slotOf = (ctx: StepContext): SlotRef | undefined => {
 
 /** Collects files of the workspace and its diff; the contents go to the journal, from which artifacts are written. */
 export const snapshot: StepDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   async execute(step, ctx) {
     const ws = ctx.workspace;
     if (!ws) throw new ProctorError('setup_failed', `snapshot step "${ctx.stepId}" needs a workspace step before it`);

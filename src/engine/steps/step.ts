@@ -37,6 +37,7 @@ export interface StepResult {
 
 /** One kind of step: its config schema (the YAML keys of a task file) and how to execute it. */
 export interface StepDef<C extends z.ZodType = z.ZodType> {
-  config: C;
+  /** Its config schema, built on the first call and kept (src/once.ts): a registry loads every kind, a command meets few. */
+  config: () => C;
   execute(config: z.output<C>, ctx: StepContext): Promise<StepResult>;
 }

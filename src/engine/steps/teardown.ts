@@ -16,9 +16,7 @@ const config = once(() =>
  * Under `--keep` it leaves everything up: the CLI holds and tears down from the stored instance.
  */
 export const teardown: StepDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   async execute(step, ctx): Promise<StepResult> {
     if (ctx.keep) return { ops: [], output: { kept: true } };
     const all = resourcesOf(ctx.context);

@@ -49,9 +49,7 @@ interface PromptOutput {
  * {score, pass, results[{id, weight, pass, score, reason}]}. A low score is a result, not an error.
  */
 export const verify: StepDef<ReturnType<typeof config>> = {
-  get config() {
-    return config();
-  },
+  config,
   async execute(step, ctx) {
     const outputs = ctx.context.outputs as Record<string, PromptOutput> | undefined;
     const graded: PromptOutput | undefined = step.input === undefined ? { text: '' } : outputs?.[step.input];

@@ -9,9 +9,7 @@ import type { StepDef } from './step.js';
  * back, and the pool resets it to its baseline before anyone else gets it.
  */
 export const workspace: StepDef<ReturnType<typeof workspaceSpecSchema>> = {
-  get config() {
-    return workspaceSpecSchema();
-  },
+  config: workspaceSpecSchema,
   async execute(step, ctx) {
     const spec = resolveSpec(step, ctx.baseDir);
     const slot = await ctx.services.workspaces.acquire(
